@@ -1,0 +1,49 @@
+# The README's commands. Only Python 3.11+ and make are needed.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+# make run is for development: debug on, embedded SQLite unless DATABASE_URL says otherwise.
+DEV_ENV := DJANGO_DEBUG=1
+
+.PHONY: run test install setup lint messages bench clean
+
+$(VENV)/.installed: requirements.txt requirements-dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $@
+
+install: $(VENV)/.installed
+
+setup: install
+	$(DEV_ENV) $(PY) manage.py migrate --noinput
+	$(DEV_ENV) $(PY) manage.py loaddata fixtures/*.json
+	$(DEV_ENV) $(PY) manage.py seed_demo
+
+run: setup
+	@echo ""
+	@echo "  Site:  http://$(HOST):$(PORT)/en/admin/   (Urdu: /ur/, Shona: /sn/, Indonesian: /id/)"
+	@echo "  Log in as editor / editor (content editor) or student / student (enrolled student)."
+	@echo ""
+	$(DEV_ENV) $(PY) manage.py runserver $(HOST):$(PORT)
+
+# The whole suite on SQLite, then on PostgreSQL too when DATABASE_URL points to one.
+test: install
+	DATABASE_URL= $(PY) -m pytest $(PYTEST_ARGS)
+	@case "$$DATABASE_URL" in \
+	  postgres*) echo "== PostgreSQL: $$DATABASE_URL"; $(PY) -m pytest $(PYTEST_ARGS) ;; \
+	  *) echo "== PostgreSQL run skipped: DATABASE_URL does not point to PostgreSQL" ;; \
+	esac
+
+lint: install
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
+# Rebuild the catalogues after changing user-visible strings (needs GNU gettext).
+messages: install
+	$(PY) manage.py makemessages --locale ur --locale sn --locale id --no-obsolete --no-location
+	$(PY) manage.py compilemessages --ignore .venv
+
+clean:
+	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache

@@ -1,0 +1,16 @@
+from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+from django.utils.translation import gettext_lazy as _
+
+
+class QuizzesConfig(AppConfig):
+    name = "quizzes"
+    verbose_name = _("Quizzes")
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self):
+        from quizzes.roles import staff_groups_on_migrate
+
+        # Permissions exist only once post_migrate has created them (auth's
+        # handler runs first), so the staff groups are kept up to date here.
+        post_migrate.connect(staff_groups_on_migrate, sender=self, dispatch_uid="quizzes_staff_groups")

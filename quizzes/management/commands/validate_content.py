@@ -1,0 +1,23 @@
+import sys
+
+from django.core.management.base import BaseCommand
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from quizzes.content_problems import content_problems
+
+
+class Command(BaseCommand):
+    help = "List every content problem (answer key, choices, translations); exit 1 if there is any."
+
+    def handle(self, *args, **options):
+        problems = content_problems()
+        for problem in problems:
+            self.stdout.write(str(problem))
+        if problems:
+            count = len(problems)
+            self.stderr.write(
+                ngettext("%(count)d content problem.", "%(count)d content problems.", count) % {"count": count}
+            )
+            sys.exit(1)
+        self.stdout.write(self.style.SUCCESS(_("No content problems.")))

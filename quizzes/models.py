@@ -1,0 +1,225 @@
+"""Courses, their multiple-choice quizzes, and every attempt students make.
+
+Content (Course, Quiz, Question, Choice) is translated field by field with
+django-modeltranslation (see translation.py); English is the source and the
+fallback. Records (Enrollment, Attempt, Answer) are written only through
+services.py, and the invariants they rely on are database constraints.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+from django.utils.translation import gettext_lazy as _
+
+from quizzes.managers import ChoiceManager, CourseManager, QuestionManager, QuizManager
+
+
+def _english_present(field: str) -> Q:
+    # English is the fallback of every translation, so it may never be empty.
+    # (modeltranslation adds the ``<field>_en`` column when the app loads.)
+    return Q(**{f"{field}_en__isnull": False}) & ~Q(**{f"{field}_en": ""})
+
+
+class Course(models.Model):
+    slug = models.SlugField(_("slug"), max_length=100, unique=True)
+    title = models.CharField(_("title"), max_length=200)
+    description = models.TextField(_("description"), blank=True)
+    allow_self_enrollment = models.BooleanField(
+        _("allow self-enrolment"),
+        default=False,
+        help_text=_("Students may enrol themselves from their dashboard."),
+    )
+
+    objects = CourseManager()
+
+    class Meta:
+        ordering = ["slug"]
+        verbose_name = _("course")
+        verbose_name_plural = _("courses")
+        constraints = [
+            models.CheckConstraint(condition=_english_present("title"), name="course_title_en_present"),
+        ]
+
+    def __str__(self):
+        return self.title
+
+    def natural_key(self):
+        return (self.slug,)
+
+
+class Enrollment(models.Model):
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="enrollments", verbose_name=_("user")
+    )
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="enrollments", verbose_name=_("course"))
+    enrolled_at = models.DateTimeField(_("enrolled at"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["course", "user"]
+        verbose_name = _("enrolment")
+        verbose_name_plural = _("enrolments")
+        constraints = [
+            models.UniqueConstraint(fields=["user", "course"], name="enrollment_unique_user_course"),
+        ]
+
+    def __str__(self):
+        return f"{self.user} @ {self.course}"
+
+
+class Quiz(models.Model):
+    course = models.ForeignKey(Course, on_delete=models.PROTECT, related_name="quizzes", verbose_name=_("course"))
+    slug = models.SlugField(_("slug"), max_length=100, unique=True)
+    position = models.PositiveSmallIntegerField(_("position"), default=1, help_text=_("Order within the course."))
+    title = models.CharField(_("title"), max_length=200)
+    description = models.TextField(_("description"), blank=True)
+    pass_mark = models.PositiveSmallIntegerField(
+        _("pass mark (%)"), default=50, help_text=_("Percentage of questions to answer correctly to pass.")
+    )
+    max_attempts = models.PositiveSmallIntegerField(_("maximum attempts"), default=0, help_text=_("0 means unlimited."))
+    is_published = models.BooleanField(
+        _("published"), default=False, help_text=_("Only published quizzes are shown to students.")
+    )
+
+    objects = QuizManager()
+
+    class Meta:
+        ordering = ["course", "position", "slug"]
+        verbose_name = _("quiz")
+        verbose_name_plural = _("quizzes")
+        constraints = [
+            models.CheckConstraint(condition=Q(pass_mark__lte=100), name="quiz_pass_mark_at_most_100"),
+            models.CheckConstraint(condition=_english_present("title"), name="quiz_title_en_present"),
+        ]
+
+    def __str__(self):
+        return self.title
+
+    def natural_key(self):
+        return (self.slug,)
+
+
+class Question(models.Model):
+    quiz = models.ForeignKey(Quiz, on_delete=models.CASCADE, related_name="questions", verbose_name=_("quiz"))
+    position = models.PositiveSmallIntegerField(_("position"))
+    text = models.TextField(_("text"))
+    explanation = models.TextField(
+        _("explanation"), blank=True, help_text=_("Shown after the student answers: why the right answer is right.")
+    )
+
+    objects = QuestionManager()
+
+    class Meta:
+        ordering = ["quiz", "position"]
+        verbose_name = _("question")
+        verbose_name_plural = _("questions")
+        constraints = [
+            models.UniqueConstraint(fields=["quiz", "position"], name="question_unique_position_in_quiz"),
+            models.CheckConstraint(condition=Q(position__gte=1), name="question_position_positive"),
+            models.CheckConstraint(condition=_english_present("text"), name="question_text_en_present"),
+        ]
+
+    def __str__(self):
+        return f"{self.quiz.slug} #{self.position}"
+
+    def natural_key(self):
+        return (*self.quiz.natural_key(), self.position)
+
+    natural_key.dependencies = ["quizzes.quiz"]
+
+
+class Choice(models.Model):
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="choices", verbose_name=_("question"))
+    position = models.PositiveSmallIntegerField(_("position"))
+    text = models.CharField(_("text"), max_length=500)
+    is_correct = models.BooleanField(_("correct"), default=False)
+
+    objects = ChoiceManager()
+
+    class Meta:
+        ordering = ["question", "position"]
+        verbose_name = _("choice")
+        verbose_name_plural = _("choices")
+        constraints = [
+            models.UniqueConstraint(fields=["question", "position"], name="choice_unique_position_in_question"),
+            models.CheckConstraint(condition=Q(position__gte=1), name="choice_position_positive"),
+            models.CheckConstraint(condition=_english_present("text"), name="choice_text_en_present"),
+        ]
+
+    def __str__(self):
+        return self.text
+
+    def natural_key(self):
+        return (*self.question.natural_key(), self.position)
+
+    natural_key.dependencies = ["quizzes.question"]
+
+
+class Attempt(models.Model):
+    class State(models.TextChoices):
+        IN_PROGRESS = "in_progress", _("in progress")
+        FINISHED = "finished", _("finished")
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="attempts", verbose_name=_("user")
+    )
+    quiz = models.ForeignKey(Quiz, on_delete=models.PROTECT, related_name="attempts", verbose_name=_("quiz"))
+    number = models.PositiveSmallIntegerField(_("number"))
+    state = models.CharField(_("state"), max_length=20, choices=State.choices, default=State.IN_PROGRESS)
+    started_at = models.DateTimeField(_("started at"), auto_now_add=True)
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+    score = models.PositiveSmallIntegerField(_("score"), null=True, blank=True)
+    max_score = models.PositiveSmallIntegerField(_("maximum score"))
+    # Copied from the quiz when the attempt starts, so that a later edit of the
+    # quiz does not change a grade a student has already earned.
+    pass_mark = models.PositiveSmallIntegerField(_("pass mark (%)"))
+
+    class Meta:
+        ordering = ["user", "quiz", "number"]
+        verbose_name = _("attempt")
+        verbose_name_plural = _("attempts")
+        constraints = [
+            models.UniqueConstraint(fields=["user", "quiz", "number"], name="attempt_unique_number"),
+            models.UniqueConstraint(
+                fields=["user", "quiz"],
+                condition=Q(state="in_progress"),
+                name="attempt_one_in_progress_per_user_quiz",
+            ),
+            models.CheckConstraint(condition=Q(number__gte=1), name="attempt_number_positive"),
+            models.CheckConstraint(
+                condition=Q(score__isnull=True) | Q(score__lte=F("max_score")), name="attempt_score_within_max"
+            ),
+            models.CheckConstraint(condition=Q(pass_mark__lte=100), name="attempt_pass_mark_at_most_100"),
+            models.CheckConstraint(
+                condition=(
+                    Q(state="in_progress", finished_at__isnull=True, score__isnull=True)
+                    | Q(state="finished", finished_at__isnull=False, score__isnull=False)
+                ),
+                name="attempt_finished_has_time_and_score",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.user} · {self.quiz.slug} · #{self.number}"
+
+
+class Answer(models.Model):
+    attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="answers", verbose_name=_("attempt"))
+    question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="answers", verbose_name=_("question"))
+    choice = models.ForeignKey(Choice, on_delete=models.PROTECT, related_name="answers", verbose_name=_("choice"))
+    # Copied when answered: the feedback the student saw stays the record even
+    # if an editor later changes which choice is correct.
+    is_correct = models.BooleanField(_("correct"))
+    language = models.CharField(_("language"), max_length=10, choices=settings.LANGUAGES)
+    answered_at = models.DateTimeField(_("answered at"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["attempt", "question__position"]
+        verbose_name = _("answer")
+        verbose_name_plural = _("answers")
+        constraints = [
+            # The first answer is final: feedback has already been shown.
+            models.UniqueConstraint(fields=["attempt", "question"], name="answer_one_per_question_per_attempt"),
+        ]
+
+    def __str__(self):
+        return f"{self.attempt} · Q{self.question.position}"

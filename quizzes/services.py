@@ -1,0 +1,185 @@
+"""Writes. Every change to enrolments and imported content goes through here.
+
+Translated fields are always written by their explicit language column
+(``text_en``, ``text_ur``...): assigning ``question.text`` would write
+whichever language happens to be active.
+"""
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models import Max
+from django.utils.text import slugify
+from django.utils.translation import gettext as _
+
+from quizzes.i18n import SOURCE_LANGUAGE, column, text_in
+from quizzes.models import Choice, Course, Enrollment, Question, Quiz
+from quizzes.roles import CONTENT_EDITORS, staff_groups_ensure
+from quizzes.seedformat import ParsedQuiz, SeedFormatError
+
+
+class ContentImportError(Exception):
+    """An import that was refused; nothing was written."""
+
+
+def enrollment_create(*, user, course: Course) -> Enrollment:
+    """Enrol ``user`` in ``course``; enrolling twice keeps the first enrolment."""
+    enrollment, _created = Enrollment.objects.get_or_create(user=user, course=course)
+    return enrollment
+
+
+def quiz_import(
+    *, parsed: ParsedQuiz, language: str, quiz_slug: str | None = None, course_slug: str | None = None
+) -> tuple[Quiz, bool]:
+    """Import a quiz file: a new quiz (in English), or a translation of an existing one.
+
+    Returns the quiz and whether it was created. All or nothing: on any error
+    a ContentImportError (or SeedFormatError naming the line) is raised and
+    nothing is written.
+    """
+    if language not in dict(settings.LANGUAGES):
+        raise ContentImportError(_("Unknown language %(language)r.") % {"language": language})
+    existing = Quiz.objects.filter(slug=quiz_slug).select_related("course").first() if quiz_slug else None
+    with transaction.atomic():
+        if existing is not None:
+            if course_slug and existing.course.slug != course_slug:
+                raise ContentImportError(
+                    _("Quiz %(quiz)s belongs to course %(course)s, not %(other)s.")
+                    % {"quiz": existing.slug, "course": existing.course.slug, "other": course_slug}
+                )
+            return quiz_translation_import(quiz=existing, parsed=parsed, language=language), False
+        if language != SOURCE_LANGUAGE:
+            raise ContentImportError(
+                _(
+                    "A new quiz must be imported in English, its source language; "
+                    "import translations into it afterwards with --quiz."
+                )
+            )
+        course = _import_course(course_slug)
+        return quiz_create_from_file(parsed=parsed, course=course, slug=quiz_slug or slugify(parsed.title)), True
+
+
+def quiz_create_from_file(*, parsed: ParsedQuiz, course: Course, slug: str) -> Quiz:
+    """Create an unpublished quiz from an English file.
+
+    The file says nothing of correct choices or explanations, so the quiz stays
+    unpublished until an editor adds them (validate_content lists what is missing).
+    """
+    if not slug:
+        raise ContentImportError(_("The quiz title gives no usable slug; pass one with --quiz."))
+    if Quiz.objects.filter(slug=slug).exists():
+        raise ContentImportError(
+            _("A quiz with slug %(slug)s exists already; pass --quiz %(slug)s to import into it.") % {"slug": slug}
+        )
+    next_position = (course.quizzes.aggregate(last=Max("position"))["last"] or 0) + 1
+    with transaction.atomic():
+        quiz = Quiz.objects.create(
+            course=course,
+            slug=slug,
+            position=next_position,
+            title_en=parsed.title,
+            description_en=parsed.description,
+            is_published=False,
+        )
+        for parsed_question in parsed.questions:
+            question = Question.objects.create(quiz=quiz, position=parsed_question.number, text_en=parsed_question.text)
+            Choice.objects.bulk_create(
+                Choice(question=question, position=position, text_en=parsed_choice.text, is_correct=False)
+                for position, parsed_choice in enumerate(parsed_question.choices, start=1)
+            )
+    return quiz
+
+
+def quiz_translation_import(*, quiz: Quiz, parsed: ParsedQuiz, language: str) -> Quiz:
+    """Write one language's texts of an existing quiz from a file of the same shape.
+
+    For a translation, text identical to the English stays untranslated (an
+    empty column), so a later fix to the English reaches that language too;
+    within a translated question, a choice identical to the English (a code
+    name such as ``torch.utils.checkpoint``) is the same by nature and is kept
+    as that language's text.
+    """
+    questions = list(quiz.questions.order_by("position").prefetch_related("choices"))
+    _check_same_shape(questions, parsed)
+    with transaction.atomic():
+        _write(quiz, "title", language, parsed.title)
+        _write(quiz, "description", language, parsed.description)
+        quiz.save()
+        for question, parsed_question in zip(questions, parsed.questions, strict=True):
+            question_translated = _write(question, "text", language, parsed_question.text)
+            question.save()
+            choices = sorted(question.choices.all(), key=lambda choice: choice.position)
+            for choice, parsed_choice in zip(choices, parsed_question.choices, strict=True):
+                _write(choice, "text", language, parsed_choice.text, keep_identical=question_translated)
+            Choice.objects.bulk_update(choices, [column("text", language)])
+    return quiz
+
+
+def demo_accounts_create() -> dict[str, object]:
+    """Development accounts: ``student``/``student`` enrolled in every course,
+    ``editor``/``editor`` staff in the Content editors group (not a superuser)."""
+    User = get_user_model()
+    groups = staff_groups_ensure()
+    with transaction.atomic():
+        student, _created = User.objects.get_or_create(username="student", defaults={"first_name": "Demo student"})
+        student.set_password("student")
+        student.save()
+        for course in Course.objects.all():
+            enrollment_create(user=student, course=course)
+        editor, _created = User.objects.get_or_create(username="editor", defaults={"first_name": "Demo editor"})
+        editor.set_password("editor")
+        editor.is_staff = True
+        editor.is_superuser = False
+        editor.save()
+        editor.groups.add(groups[CONTENT_EDITORS])
+    return {"student": student, "editor": editor}
+
+
+def _import_course(course_slug: str | None) -> Course:
+    if course_slug:
+        course = Course.objects.filter(slug=course_slug).first()
+        if course is None:
+            raise ContentImportError(_("There is no course %(course)s.") % {"course": course_slug})
+        return course
+    courses = list(Course.objects.all()[:2])
+    if len(courses) != 1:
+        raise ContentImportError(
+            _("There is no course yet; create one first.")
+            if not courses
+            else _("There are several courses; name one with --course.")
+        )
+    return courses[0]
+
+
+def _check_same_shape(questions: list[Question], parsed: ParsedQuiz) -> None:
+    if len(parsed.questions) > len(questions):
+        extra = parsed.questions[len(questions)]
+        raise SeedFormatError(
+            extra.line,
+            _("the quiz has %(count)d questions; this file has more") % {"count": len(questions)},
+        )
+    if len(parsed.questions) < len(questions):
+        last = parsed.questions[-1]
+        raise SeedFormatError(
+            last.choices[-1].line,
+            _("the quiz has %(count)d questions; this file has only %(found)d")
+            % {"count": len(questions), "found": len(parsed.questions)},
+        )
+    for question, parsed_question in zip(questions, parsed.questions, strict=True):
+        expected = len(question.choices.all())
+        if len(parsed_question.choices) != expected:
+            raise SeedFormatError(
+                parsed_question.line,
+                _("question %(number)d has %(expected)d choices in the quiz but %(found)d in this file")
+                % {"number": parsed_question.number, "expected": expected, "found": len(parsed_question.choices)},
+            )
+
+
+def _write(obj, field: str, language: str, value: str, *, keep_identical: bool = False) -> bool:
+    """Set one language's column; return whether it now holds a translation."""
+    if language == SOURCE_LANGUAGE:
+        setattr(obj, column(field, language), value)
+        return True
+    translated = bool(value) and (value != text_in(obj, field, SOURCE_LANGUAGE) or keep_identical)
+    setattr(obj, column(field, language), value if translated else None)
+    return translated
