@@ -1,6 +1,6 @@
 """A quiz rendered in the seed text format, in one language with fallback."""
 
-from quizzes.i18n import localized
+from quizzes.localized import quiz_localize
 from quizzes.models import Quiz
 from quizzes.seedformat import render
 
@@ -11,15 +11,11 @@ def quiz_export_text(*, quiz: Quiz, language: str) -> str:
     Pass a quiz from ``selectors.quiz_content_get`` so that questions and
     choices are already fetched.
     """
-    questions = [
-        (
-            localized(question, "text", language).text,
-            [localized(choice, "text", language).text for choice in question.choices.all()],
-        )
-        for question in quiz.questions.all()
-    ]
+    view = quiz_localize(quiz=quiz, language=language)
     return render(
-        title=localized(quiz, "title", language).text,
-        description=localized(quiz, "description", language).text,
-        questions=questions,
+        title=view.title.text,
+        description=view.description.text,
+        questions=[
+            (question.text.text, [choice.text.text for choice in question.choices]) for question in view.questions
+        ],
     )

@@ -1,0 +1,75 @@
+"""A quiz as a learner reading one language sees it.
+
+Every text says which language it really is in, so that a page can mark
+English shown in place of a missing translation (``lang="en"``) and an export
+can print exactly what the learner reads.
+"""
+
+from dataclasses import dataclass
+
+from django.utils.translation import get_language_info
+
+from quizzes.i18n import LocalizedText, localized
+from quizzes.models import Quiz
+
+
+@dataclass(frozen=True)
+class LocalizedChoice:
+    id: int
+    position: int
+    text: LocalizedText
+    is_correct: bool
+
+
+@dataclass(frozen=True)
+class LocalizedQuestion:
+    id: int
+    position: int
+    text: LocalizedText
+    explanation: LocalizedText
+    choices: list[LocalizedChoice]
+
+    @property
+    def is_translated(self) -> bool:
+        return not self.text.is_fallback
+
+
+@dataclass(frozen=True)
+class LocalizedQuiz:
+    slug: str
+    language: str
+    title: LocalizedText
+    description: LocalizedText
+    questions: list[LocalizedQuestion]
+
+    @property
+    def bidi(self) -> bool:
+        return get_language_info(self.language)["bidi"]
+
+
+def quiz_localize(*, quiz: Quiz, language: str) -> LocalizedQuiz:
+    """Pass a quiz from ``selectors.quiz_content_get`` (content prefetched)."""
+    return LocalizedQuiz(
+        slug=quiz.slug,
+        language=language,
+        title=localized(quiz, "title", language),
+        description=localized(quiz, "description", language),
+        questions=[
+            LocalizedQuestion(
+                id=question.pk,
+                position=question.position,
+                text=localized(question, "text", language),
+                explanation=localized(question, "explanation", language),
+                choices=[
+                    LocalizedChoice(
+                        id=choice.pk,
+                        position=choice.position,
+                        text=localized(choice, "text", language),
+                        is_correct=choice.is_correct,
+                    )
+                    for choice in question.choices.all()
+                ],
+            )
+            for question in quiz.questions.all()
+        ],
+    )

@@ -1,0 +1,20 @@
+from django import template
+from django.utils.html import format_html
+from django.utils.translation import get_language_info
+
+from quizzes.i18n import LocalizedText
+
+register = template.Library()
+
+
+@register.filter
+def lang_attrs(text: LocalizedText):
+    """``lang``/``dir`` attributes for a text shown in place of a missing translation.
+
+    Screen readers then pronounce the English as English, and inside a
+    right-to-left page the English runs left to right.
+    """
+    if not isinstance(text, LocalizedText) or not text.is_fallback:
+        return ""
+    direction = "rtl" if get_language_info(text.language)["bidi"] else "ltr"
+    return format_html(' lang="{}" dir="{}"', text.language, direction)
