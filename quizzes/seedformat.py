@@ -83,7 +83,7 @@ def parse(data: bytes) -> ParsedQuiz:
         else:
             raise SeedFormatError(
                 number,
-                _('expected a question ("1. text") or a choice ("   \u2022 text"), found %(found)r') % {"found": line},
+                _('expected a question ("1. text") or a choice ("   • text"), found %(found)r') % {"found": line},
             )
     if len(questions[-1].choices) < 2:
         raise SeedFormatError(questions[-1].line, _("a question needs at least two choices"))

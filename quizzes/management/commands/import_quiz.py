@@ -1,5 +1,6 @@
 from pathlib import Path
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.translation import gettext as _
 
@@ -39,4 +40,5 @@ class Command(BaseCommand):
             )
         else:
             message = _("Imported the %(language)s texts of quiz %(slug)s.")
-        self.stdout.write(self.style.SUCCESS(message % {"slug": quiz.slug, "language": language}))
+        language_name = dict(settings.LANGUAGES)[language]
+        self.stdout.write(self.style.SUCCESS(message % {"slug": quiz.slug, "language": language_name}))
