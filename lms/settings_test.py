@@ -11,3 +11,7 @@ from lms.settings import STORAGES
 STORAGES["staticfiles"] = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
 # Hashing passwords properly is slow by design; tests don't need that.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+# Serve static files from the apps (as runserver does) instead of a
+# collectstatic output that tests never build.
+WHITENOISE_AUTOREFRESH = True
+WHITENOISE_USE_FINDERS = True

@@ -65,8 +65,13 @@ def quiz_create_from_file(*, parsed: ParsedQuiz, course: Course, slug: str) -> Q
     The file says nothing of correct choices or explanations, so the quiz stays
     unpublished until an editor adds them (validate_content lists what is missing).
     """
-    if not slug:
-        raise ContentImportError(_("The quiz title gives no usable slug; pass one with --quiz."))
+    _check_fits(parsed)
+    slug_length = Quiz._meta.get_field("slug").max_length
+    if not slug or len(slug) > slug_length:
+        raise ContentImportError(
+            _("The quiz title gives no usable slug (at most %(length)d characters); pass one with --quiz.")
+            % {"length": slug_length}
+        )
     if Quiz.objects.filter(slug=slug).exists():
         raise ContentImportError(
             _("A quiz with slug %(slug)s exists already; pass --quiz %(slug)s to import into it.") % {"slug": slug}
@@ -100,6 +105,7 @@ def quiz_translation_import(*, quiz: Quiz, parsed: ParsedQuiz, language: str) ->
     as that language's text.
     """
     questions = list(quiz.questions.order_by("position").prefetch_related("choices"))
+    _check_fits(parsed)
     _check_same_shape(questions, parsed)
     with transaction.atomic():
         _write(quiz, "title", language, parsed.title)
@@ -149,6 +155,20 @@ def _import_course(course_slug: str | None) -> Course:
             else _("There are several courses; name one with --course.")
         )
     return courses[0]
+
+
+def _check_fits(parsed: ParsedQuiz) -> None:
+    """Refuse text longer than its column, naming the line, before anything is written."""
+    title_length = Quiz._meta.get_field("title").max_length
+    choice_length = Choice._meta.get_field("text").max_length
+    too_long = _("this text has %(found)d characters; at most %(length)d fit")
+    if len(parsed.title) > title_length:
+        raise SeedFormatError(1, too_long % {"found": len(parsed.title), "length": title_length})
+    for parsed_choice in (choice for question in parsed.questions for choice in question.choices):
+        if len(parsed_choice.text) > choice_length:
+            raise SeedFormatError(
+                parsed_choice.line, too_long % {"found": len(parsed_choice.text), "length": choice_length}
+            )
 
 
 def _check_same_shape(questions: list[Question], parsed: ParsedQuiz) -> None:

@@ -1,0 +1,72 @@
+"""export_quiz reproduces every seed file byte for byte."""
+
+import io
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from quizzes.models import Question
+from tests.conftest import PROJECT_DIR, SEEDS_DIR
+
+SEEDS = [
+    ("000_7cee97ce0cfcf411.txt", "gradient-checkpointing", "ur"),
+    ("001_b650afde84ce20b7.txt", "gradient-checkpointing", "sn"),
+    ("002_b53ae698afd757eb.txt", "activation-recomputation-tradeoffs", "id"),
+    ("003_eecdd2a81399f9d5.txt", "activation-recomputation-tradeoffs", "en"),
+]
+SHARED_SEEDS_DIR = PROJECT_DIR.parent / "shared" / "seeds"
+
+
+def export(slug: str, language: str) -> str:
+    buf = io.StringIO()
+    call_command("export_quiz", slug, language=language, stdout=buf)
+    return buf.getvalue()
+
+
+@pytest.mark.usefixtures("content")
+@pytest.mark.parametrize(("filename", "slug", "language"), SEEDS)
+def test_export_equals_seed_file(filename, slug, language):
+    assert export(slug, language).encode("utf-8") == (SEEDS_DIR / filename).read_bytes()
+
+
+@pytest.mark.parametrize("filename", [filename for filename, _slug, _language in SEEDS])
+def test_seed_files_are_the_shared_ones(filename):
+    if not SHARED_SEEDS_DIR.is_dir():
+        pytest.skip(f"{SHARED_SEEDS_DIR} does not exist")
+    assert (SEEDS_DIR / filename).read_bytes() == (Path(SHARED_SEEDS_DIR) / filename).read_bytes()
+
+
+@pytest.mark.usefixtures("content")
+def test_urdu_export_of_the_indonesian_quiz_is_english():
+    # No Urdu at all: a learner reading Urdu sees the English quiz.
+    assert export("activation-recomputation-tradeoffs", "ur") == export("activation-recomputation-tradeoffs", "en")
+
+
+@pytest.mark.usefixtures("content")
+def test_export_follows_the_english_fix_of_an_untranslated_question():
+    question = Question.objects.get(quiz__slug="gradient-checkpointing", position=3)
+    question.text_en = "A corrected question?"
+    question.save()
+    assert "\n3. A corrected question?\n" in export("gradient-checkpointing", "ur")
+
+
+@pytest.mark.django_db
+def test_unknown_slug():
+    with pytest.raises(CommandError, match="no-such-quiz"):
+        export("no-such-quiz", "en")
+
+
+@pytest.mark.usefixtures("content")
+def test_unknown_language():
+    with pytest.raises(CommandError):
+        export("gradient-checkpointing", "fr")
+
+
+@pytest.mark.usefixtures("content")
+def test_text_with_a_line_break_is_refused():
+    question = Question.objects.get(quiz__slug="gradient-checkpointing", position=4)
+    question.text_en = "Two\nlines?"
+    question.save()
+    with pytest.raises(CommandError, match="line break"):
+        export("gradient-checkpointing", "en")
