@@ -88,9 +88,10 @@ TEMPLATES = [
 
 WSGI_APPLICATION = "lms.wsgi.application"
 
+# An empty DATABASE_URL means the embedded default, as an unset one does.
 DATABASES = {
-    "default": dj_database_url.config(
-        default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
+    "default": dj_database_url.parse(
+        os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
         conn_max_age=int(os.environ.get("DJANGO_CONN_MAX_AGE", "60")),
         conn_health_checks=True,
     )
