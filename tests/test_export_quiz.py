@@ -1,6 +1,9 @@
 """export_quiz reproduces every seed file byte for byte."""
 
 import io
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -70,3 +73,26 @@ def test_text_with_a_line_break_is_refused():
     question.save()
     with pytest.raises(CommandError, match="line break"):
         export("gradient-checkpointing", "en")
+
+
+@pytest.mark.parametrize(("filename", "slug", "language"), [SEEDS[0], SEEDS[1]])
+def test_command_line_prints_the_exact_bytes(tmp_path, filename, slug, language):
+    """The real command, in a process of its own with a plain C locale, as a user runs it."""
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "LANG": "C",
+        "LC_ALL": "C",
+        "DJANGO_SETTINGS_MODULE": "lms.settings_test",
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'cli.sqlite3'}",
+    }
+    manage = [sys.executable, str(PROJECT_DIR / "manage.py")]
+    subprocess.run([*manage, "migrate", "--noinput", "-v0"], env=env, check=True, cwd=PROJECT_DIR)
+    fixtures = sorted(str(path) for path in (PROJECT_DIR / "fixtures").glob("*.json"))
+    subprocess.run([*manage, "loaddata", "-v0", *fixtures], env=env, check=True, cwd=PROJECT_DIR)
+
+    result = subprocess.run(
+        [*manage, "export_quiz", slug, "--language", language], env=env, capture_output=True, cwd=PROJECT_DIR
+    )
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == (SEEDS_DIR / filename).read_bytes()

@@ -130,3 +130,23 @@ class TestLanguages:
         # Django ships no Shona: only the project's compiled catalog makes it usable.
         assert (Path(settings.BASE_DIR) / "locale" / "sn" / "LC_MESSAGES" / "django.mo").is_file()
         assert translation.check_for_language("sn")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("language", ["ur", "sn", "id"])
+def test_language_switcher_moves_to_the_language_prefix(client, language):
+    response = client.post("/i18n/setlang/", {"language": language, "next": "/en/admin/login/"})
+
+    assert response.status_code == 302
+    assert response["Location"] == f"/{language}/admin/login/"
+    page = client.get(response["Location"])
+    assert page.status_code == 200
+    assert f'<html lang="{language}"' in page.text
+
+
+@pytest.mark.django_db
+def test_the_root_url_leads_to_a_language_prefixed_page(client):
+    response = client.get("/", follow=True)
+
+    assert response.status_code == 200
+    assert response.redirect_chain[0][0] == "/en/"
