@@ -153,7 +153,9 @@ STORAGES = {
     },
 }
 
-LOGIN_URL = "admin:login"
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "quizzes:dashboard"
+LOGOUT_REDIRECT_URL = "login"
 
 # Security (production: DJANGO_DEBUG off) -------------------------------------
 

@@ -1,7 +1,7 @@
 from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
+from django.contrib.auth import views as auth_views
 from django.urls import include, path
-from django.views.generic import RedirectView
 
 urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
@@ -10,7 +10,8 @@ urlpatterns = [
 # Every page carries its language in the URL: /en/, /ur/, /sn/, /id/.
 urlpatterns += i18n_patterns(
     path("admin/", admin.site.urls),
-    # Until the student dashboard exists, the site's front door is the admin.
-    path("", RedirectView.as_view(pattern_name="admin:index"), name="home"),
+    path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("", include("quizzes.urls")),
     prefix_default_language=True,
 )

@@ -201,6 +201,24 @@ class Attempt(models.Model):
     def __str__(self):
         return f"{self.user} · {self.quiz.slug} · #{self.number}"
 
+    @property
+    def is_finished(self) -> bool:
+        return self.state == self.State.FINISHED
+
+    @property
+    def percent(self) -> int | None:
+        """The score as a whole percentage (rounded down), None until finished."""
+        if self.score is None:
+            return None
+        return self.score * 100 // self.max_score if self.max_score else 0
+
+    @property
+    def passed(self) -> bool | None:
+        """Whether the score reaches the pass mark copied at the start; None until finished."""
+        if self.score is None:
+            return None
+        return self.score * 100 >= self.pass_mark * self.max_score
+
 
 class Answer(models.Model):
     attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="answers", verbose_name=_("attempt"))

@@ -1,8 +1,9 @@
 """Reads: querysets with their related rows already fetched."""
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Count, Exists, F, Max, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models.functions import NullIf
 
-from quizzes.models import Choice, Question, Quiz
+from quizzes.models import Answer, Attempt, Choice, Course, Enrollment, Question, Quiz
 
 
 def quiz_content_queryset() -> QuerySet[Quiz]:
@@ -20,3 +21,68 @@ def quiz_content_queryset() -> QuerySet[Quiz]:
 def quiz_content_get(*, slug: str) -> Quiz:
     """One quiz with all its content; raises Quiz.DoesNotExist."""
     return quiz_content_queryset().get(slug=slug)
+
+
+def quiz_progress_queryset(*, user) -> QuerySet[Quiz]:
+    """Published quizzes, each annotated with ``user``'s progress.
+
+    ``attempts_used``, ``best_percent`` (of finished attempts, None before the
+    first), ``passed`` and ``in_progress_id`` (the attempt to resume, or None).
+    The grade of a quiz is its best finished attempt, as Moodle's default.
+    """
+    mine = Q(attempts__user=user)
+    finished = Attempt.objects.filter(user=user, quiz=OuterRef("pk"), state=Attempt.State.FINISHED)
+    passing = finished.alias(points=F("score") * 100, needed=F("pass_mark") * F("max_score")).filter(
+        points__gte=F("needed")
+    )
+    in_progress = Attempt.objects.filter(user=user, quiz=OuterRef("pk"), state=Attempt.State.IN_PROGRESS)
+    return (
+        Quiz.objects.filter(is_published=True)
+        .annotate(
+            attempts_used=Count("attempts", filter=mine),
+            best_percent=Max(
+                F("attempts__score") * 100 / NullIf(F("attempts__max_score"), 0),
+                filter=mine & Q(attempts__state=Attempt.State.FINISHED),
+            ),
+            passed=Exists(passing),
+            in_progress_id=Subquery(in_progress.values("pk")[:1]),
+        )
+        .order_by("position", "slug")
+    )
+
+
+def student_courses(*, user) -> QuerySet[Course]:
+    """The courses ``user`` is enrolled in, each with ``progress_quizzes`` prefetched."""
+    return (
+        Course.objects.filter(enrollments__user=user)
+        .prefetch_related(Prefetch("quizzes", queryset=quiz_progress_queryset(user=user), to_attr="progress_quizzes"))
+        .order_by("slug")
+    )
+
+
+def joinable_courses(*, user) -> QuerySet[Course]:
+    """Courses open to self-enrolment that ``user`` has not joined."""
+    return Course.objects.filter(allow_self_enrollment=True).exclude(enrollments__user=user).order_by("slug")
+
+
+def is_enrolled(*, user, course_id: int) -> bool:
+    return user.is_authenticated and Enrollment.objects.filter(user=user, course_id=course_id).exists()
+
+
+def published_quiz_get(*, slug: str) -> Quiz:
+    """A published quiz with its course; raises Quiz.DoesNotExist otherwise."""
+    return Quiz.objects.select_related("course").get(slug=slug, is_published=True)
+
+
+def student_attempts(*, user, quiz: Quiz) -> QuerySet[Attempt]:
+    """``user``'s attempts at ``quiz``, newest first."""
+    return Attempt.objects.filter(user=user, quiz=quiz).order_by("-number")
+
+
+def student_attempt_get(*, user, attempt_id: int) -> Attempt:
+    """One of ``user``'s own attempts; anyone else's raises Attempt.DoesNotExist."""
+    return Attempt.objects.select_related("quiz__course").get(pk=attempt_id, user=user)
+
+
+def attempt_answers_by_question(*, attempt: Attempt) -> dict[int, Answer]:
+    return {answer.question_id: answer for answer in attempt.answers.all()}

@@ -1,8 +1,10 @@
 from django import template
+from django.conf import settings
+from django.urls import translate_url
 from django.utils.html import format_html
-from django.utils.translation import get_language_info
+from django.utils.translation import get_language, get_language_info
 
-from quizzes.i18n import LocalizedText
+from quizzes.i18n import LocalizedText, localized
 
 register = template.Library()
 
@@ -18,3 +20,24 @@ def lang_attrs(text: LocalizedText):
         return ""
     direction = "rtl" if get_language_info(text.language)["bidi"] else "ltr"
     return format_html(' lang="{}" dir="{}"', text.language, direction)
+
+
+@register.filter
+def tr(obj, field: str) -> LocalizedText:
+    """``{{ quiz|tr:"title" }}``: the text in the active language, or English marked as such."""
+    return localized(obj, field, get_language())
+
+
+@register.simple_tag(takes_context=True)
+def language_links(context):
+    """The current page in every language: (code, local name, url, is_current)."""
+    request = context["request"]
+    current = get_language()
+    links = []
+    for code, _name in settings.LANGUAGES:
+        info = get_language_info(code)
+        url = translate_url(request.get_full_path(), code)
+        links.append(
+            {"code": code, "name": info["name_local"], "url": url, "current": code == current, "bidi": info["bidi"]}
+        )
+    return links

@@ -1,4 +1,4 @@
-"""Writes. Every change to enrolments and imported content goes through here.
+"""Writes of content: quizzes imported from the seed text format.
 
 Translated fields are always written by their explicit language column
 (``text_en``, ``text_ur``...): assigning ``question.text`` would write
@@ -6,26 +6,18 @@ whichever language happens to be active.
 """
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Max
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
 from quizzes.i18n import SOURCE_LANGUAGE, column, text_in
-from quizzes.models import Choice, Course, Enrollment, Question, Quiz
-from quizzes.roles import CONTENT_EDITORS, staff_groups_ensure
+from quizzes.models import Choice, Course, Question, Quiz
 from quizzes.seedformat import ParsedQuiz, SeedFormatError
 
 
 class ContentImportError(Exception):
     """An import that was refused; nothing was written."""
-
-
-def enrollment_create(*, user, course: Course) -> Enrollment:
-    """Enrol ``user`` in ``course``; enrolling twice keeps the first enrolment."""
-    enrollment, _created = Enrollment.objects.get_or_create(user=user, course=course)
-    return enrollment
 
 
 def quiz_import(
@@ -119,26 +111,6 @@ def quiz_translation_import(*, quiz: Quiz, parsed: ParsedQuiz, language: str) ->
                 _write(choice, "text", language, parsed_choice.text, keep_identical=question_translated)
             Choice.objects.bulk_update(choices, [column("text", language)])
     return quiz
-
-
-def demo_accounts_create() -> dict[str, object]:
-    """Development accounts: ``student``/``student`` enrolled in every course,
-    ``editor``/``editor`` staff in the Content editors group (not a superuser)."""
-    User = get_user_model()
-    groups = staff_groups_ensure()
-    with transaction.atomic():
-        student, _created = User.objects.get_or_create(username="student", defaults={"first_name": "Demo student"})
-        student.set_password("student")
-        student.save()
-        for course in Course.objects.all():
-            enrollment_create(user=student, course=course)
-        editor, _created = User.objects.get_or_create(username="editor", defaults={"first_name": "Demo editor"})
-        editor.set_password("editor")
-        editor.is_staff = True
-        editor.is_superuser = False
-        editor.save()
-        editor.groups.add(groups[CONTENT_EDITORS])
-    return {"student": student, "editor": editor}
 
 
 def _import_course(course_slug: str | None) -> Course:

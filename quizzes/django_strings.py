@@ -1,0 +1,13 @@
+"""Django's own strings that students read, listed so that makemessages puts
+them in our catalogues: Django ships no Shona, and our wording should match
+in every language.
+"""
+
+from django.utils.translation import gettext_noop
+
+DJANGO_STRINGS = (
+    gettext_noop("Please enter a correct %(username)s and password. Note that both fields may be case-sensitive."),
+    gettext_noop("This account is inactive."),
+    gettext_noop("This field is required."),
+    gettext_noop("username"),
+)

@@ -1,0 +1,135 @@
+"""Attempts: start, answer, finish. The only way attempts and answers are written.
+
+An attempt moves from ``in_progress`` to ``finished`` and never back. Each
+write runs in a transaction that first locks the row it depends on
+(``select_for_update``: the student's enrolment for a start, the attempt for
+an answer or a finish), so that two tabs or a double click are served one
+after the other. The database constraints (one in-progress attempt per
+student and quiz, one answer per question and attempt) hold even where the
+lock does nothing (SQLite); a racer that loses gets the winner's row.
+"""
+
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from quizzes.models import Answer, Attempt, Choice, Enrollment, Question, Quiz
+
+QUIZ_UNAVAILABLE = _("This quiz is not available.")
+NOT_ENROLLED = _("You are not enrolled in the course of this quiz.")
+NO_ATTEMPTS_LEFT = _("You have used all your attempts at this quiz.")
+ATTEMPT_FINISHED = _("This attempt is finished; its answers can no longer change.")
+QUESTION_NOT_IN_QUIZ = _("That question is not part of this quiz.")
+CHOICE_NOT_IN_QUESTION = _("That choice is not one of this question's choices.")
+ALREADY_ANSWERED = _("You have already answered this question; the first answer is final.")
+
+
+class AttemptError(Exception):
+    """A refused attempt write; nothing was changed.
+
+    ``status`` is the HTTP status a view should answer with; ``answer`` is the
+    recorded answer when the question was answered already.
+    """
+
+    def __init__(self, message, *, code: str, status: int, answer: Answer | None = None):
+        super().__init__(str(message))
+        self.message = message
+        self.code = code
+        self.status = status
+        self.answer = answer
+
+
+def quiz_access_check(*, user, quiz: Quiz) -> None:
+    """Raise AttemptError unless ``user`` may take ``quiz``."""
+    if not quiz.is_published:
+        raise AttemptError(QUIZ_UNAVAILABLE, code="quiz_unavailable", status=404)
+    if not Enrollment.objects.filter(user=user, course_id=quiz.course_id).exists():
+        raise AttemptError(NOT_ENROLLED, code="not_enrolled", status=403)
+
+
+def attempt_start(*, user, quiz: Quiz) -> tuple[Attempt, bool]:
+    """Start an attempt, or resume the one in progress.
+
+    Returns the attempt and whether it is new.
+    """
+    with transaction.atomic():
+        # Locking the enrolment serialises one student's starts of one course.
+        enrollment = Enrollment.objects.select_for_update().filter(user=user, course_id=quiz.course_id).first()
+        quiz_access_check(user=user, quiz=quiz)
+        if enrollment is None:  # withdrawn between the check and the lock
+            raise AttemptError(NOT_ENROLLED, code="not_enrolled", status=403)
+        current = Attempt.objects.filter(user=user, quiz=quiz, state=Attempt.State.IN_PROGRESS).first()
+        if current is not None:
+            return current, False
+        used = Attempt.objects.filter(user=user, quiz=quiz).aggregate(last=Max("number"))["last"] or 0
+        if quiz.max_attempts and used >= quiz.max_attempts:
+            raise AttemptError(NO_ATTEMPTS_LEFT, code="no_attempts_left", status=409)
+        try:
+            with transaction.atomic():
+                attempt = Attempt.objects.create(
+                    user=user,
+                    quiz=quiz,
+                    number=used + 1,
+                    max_score=quiz.questions.count(),
+                    pass_mark=quiz.pass_mark,
+                )
+        except IntegrityError:
+            # Another request started one first (only possible where the lock is a no-op).
+            current = Attempt.objects.filter(user=user, quiz=quiz, state=Attempt.State.IN_PROGRESS).first()
+            if current is None:
+                raise
+            return current, False
+    return attempt, True
+
+
+def attempt_answer_submit(*, attempt: Attempt, question_id: int, choice_id: int, language: str) -> tuple[Answer, bool]:
+    """Record the answer to one question; the first answer is final.
+
+    Returns the answer and whether it is new: submitting the recorded choice
+    again (a double click, a retry) returns the recorded answer; another
+    choice is refused with ``already_answered``.
+    """
+    with transaction.atomic():
+        locked = Attempt.objects.select_for_update().get(pk=attempt.pk)
+        if locked.state != Attempt.State.IN_PROGRESS:
+            raise AttemptError(ATTEMPT_FINISHED, code="attempt_finished", status=409)
+        question = Question.objects.filter(pk=question_id, quiz_id=locked.quiz_id).first()
+        if question is None:
+            raise AttemptError(QUESTION_NOT_IN_QUIZ, code="question_not_in_quiz", status=400)
+        choice = Choice.objects.filter(pk=choice_id, question_id=question.pk).first()
+        if choice is None:
+            raise AttemptError(CHOICE_NOT_IN_QUESTION, code="choice_not_in_question", status=400)
+        existing = Answer.objects.filter(attempt=locked, question=question).first()
+        if existing is None:
+            try:
+                with transaction.atomic():
+                    answer = Answer.objects.create(
+                        attempt=locked,
+                        question=question,
+                        choice=choice,
+                        is_correct=choice.is_correct,
+                        language=language,
+                    )
+                return answer, True
+            except IntegrityError:
+                existing = Answer.objects.get(attempt=locked, question=question)
+        if existing.choice_id == choice.pk:
+            return existing, False
+        raise AttemptError(ALREADY_ANSWERED, code="already_answered", status=409, answer=existing)
+
+
+def attempt_finish(*, attempt: Attempt) -> Attempt:
+    """Finish an attempt and grade it; finishing again returns the same result.
+
+    Unanswered questions count as wrong.
+    """
+    with transaction.atomic():
+        locked = Attempt.objects.select_for_update().get(pk=attempt.pk)
+        if locked.state == Attempt.State.FINISHED:
+            return locked
+        locked.score = locked.answers.filter(is_correct=True).count()
+        locked.state = Attempt.State.FINISHED
+        locked.finished_at = timezone.now()
+        locked.save(update_fields=["score", "state", "finished_at"])
+    return locked

@@ -1,0 +1,16 @@
+from django.urls import path
+
+from quizzes import views
+
+app_name = "quizzes"
+
+urlpatterns = [
+    path("", views.dashboard, name="dashboard"),
+    path("courses/<slug:slug>/enrol/", views.course_enrol, name="course_enrol"),
+    path("quizzes/<slug:slug>/", views.quiz_detail, name="quiz"),
+    path("quizzes/<slug:slug>/start/", views.attempt_start_view, name="attempt_start"),
+    path("attempts/<int:pk>/", views.attempt_resume, name="attempt"),
+    path("attempts/<int:pk>/questions/<int:position>/", views.attempt_question, name="attempt_question"),
+    path("attempts/<int:pk>/finish/", views.attempt_finish_view, name="attempt_finish"),
+    path("attempts/<int:pk>/result/", views.attempt_result, name="attempt_result"),
+]

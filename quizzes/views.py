@@ -1,0 +1,227 @@
+"""Student pages: dashboard, quiz, one question at a time with feedback, result.
+
+Views parse the request, call a selector or a service, and render. Every
+refusal is a page in the student's language with a 4xx status.
+"""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import get_language
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from quizzes.localized import quiz_localize
+from quizzes.models import Attempt, Course, Quiz
+from quizzes.selectors import (
+    attempt_answers_by_question,
+    is_enrolled,
+    joinable_courses,
+    published_quiz_get,
+    quiz_content_queryset,
+    student_attempt_get,
+    student_attempts,
+    student_courses,
+)
+from quizzes.services import (
+    AttemptError,
+    EnrollmentError,
+    attempt_answer_submit,
+    attempt_finish,
+    attempt_start,
+    enrollment_self_create,
+)
+from quizzes.services.attempts import ATTEMPT_FINISHED
+
+CHOOSE_AN_ANSWER = _("Choose one of the answers, then submit.")
+MALFORMED_ANSWER = _("This answer could not be read; please choose again.")
+ENROLLED = _("You are now enrolled in %(course)s.")
+
+
+@login_required
+@require_GET
+def dashboard(request):
+    courses = list(student_courses(user=request.user))
+    for course in courses:
+        course.passed_count = sum(bool(quiz.passed) for quiz in course.progress_quizzes)
+        course.resume = next((quiz for quiz in course.progress_quizzes if quiz.in_progress_id), None)
+    context = {"courses": courses, "joinable": list(joinable_courses(user=request.user))}
+    return render(request, "quizzes/dashboard.html", context)
+
+
+@login_required
+@require_POST
+def course_enrol(request, slug):
+    course = get_object_or_404(Course, slug=slug)
+    try:
+        enrollment_self_create(user=request.user, course=course)
+    except EnrollmentError as error:
+        return _refusal(request, error.message, status=403, course=course)
+    messages.success(request, ENROLLED % {"course": course.title})
+    next_url = request.POST.get("next", "")
+    if url_has_allowed_host_and_scheme(next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
+        return redirect(next_url)
+    return redirect("quizzes:dashboard")
+
+
+@login_required
+@require_GET
+def quiz_detail(request, slug):
+    quiz = _published_quiz_or_404(slug)
+    if not is_enrolled(user=request.user, course_id=quiz.course_id):
+        return _not_enrolled(request, quiz)
+    attempts = list(student_attempts(user=request.user, quiz=quiz))
+    in_progress = next((attempt for attempt in attempts if not attempt.is_finished), None)
+    finished = [attempt for attempt in attempts if attempt.is_finished]
+    best = max(finished, key=lambda attempt: (attempt.percent, -attempt.number), default=None)
+    attempts_left = None if not quiz.max_attempts else max(quiz.max_attempts - len(attempts), 0)
+    context = {
+        "quiz": quiz,
+        "question_count": quiz.questions.count(),
+        "attempts": attempts,
+        "in_progress": in_progress,
+        "best": best,
+        "attempts_left": attempts_left,
+    }
+    return render(request, "quizzes/quiz_detail.html", context)
+
+
+@login_required
+@require_POST
+def attempt_start_view(request, slug):
+    quiz = _published_quiz_or_404(slug)
+    try:
+        attempt, _created = attempt_start(user=request.user, quiz=quiz)
+    except AttemptError as error:
+        if error.code == "not_enrolled":
+            return _not_enrolled(request, quiz)
+        return _refusal(request, error.message, status=error.status, quiz=quiz)
+    return redirect("quizzes:attempt", pk=attempt.pk)
+
+
+@login_required
+@require_GET
+def attempt_resume(request, pk):
+    """Where an attempt continues: the first unanswered question, or the result."""
+    attempt = _own_attempt_or_404(request, pk)
+    if attempt.is_finished:
+        return redirect("quizzes:attempt_result", pk=attempt.pk)
+    positions = list(attempt.quiz.questions.order_by("position").values_list("pk", "position"))
+    answered = set(attempt.answers.values_list("question_id", flat=True))
+    unanswered = [position for question_id, position in positions if question_id not in answered]
+    position = unanswered[0] if unanswered else positions[-1][1]
+    return redirect("quizzes:attempt_question", pk=attempt.pk, position=position)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def attempt_question(request, pk, position):
+    attempt = _own_attempt_or_404(request, pk)
+    if attempt.is_finished and request.method == "GET":
+        return redirect("quizzes:attempt_result", pk=attempt.pk)
+    page = _QuestionPage(attempt, position, get_language())
+    if request.method == "GET":
+        first_open = page.first_unanswered_position()
+        if page.answer is None and first_open is not None and first_open < position:
+            # Questions are taken in order; a later one waits for the earlier ones.
+            return redirect("quizzes:attempt_question", pk=attempt.pk, position=first_open)
+        return page.render(request)
+
+    if attempt.is_finished:
+        return page.render(request, error_message=ATTEMPT_FINISHED, status=409)
+    question_id, choice_id = request.POST.get("question", ""), request.POST.get("choice", "")
+    if not choice_id:
+        return page.render(request, error_message=CHOOSE_AN_ANSWER, status=400)
+    if not (question_id.isdigit() and choice_id.isdigit()) or len(question_id + choice_id) > 18:
+        return page.render(request, error_message=MALFORMED_ANSWER, status=400)
+    try:
+        attempt_answer_submit(
+            attempt=attempt, question_id=int(question_id), choice_id=int(choice_id), language=get_language()
+        )
+    except AttemptError as error:
+        return _QuestionPage(attempt, position, get_language()).render(
+            request, error_message=error.message, status=error.status
+        )
+    url = reverse("quizzes:attempt_question", kwargs={"pk": attempt.pk, "position": position})
+    return redirect(f"{url}#feedback")
+
+
+@login_required
+@require_POST
+def attempt_finish_view(request, pk):
+    attempt = _own_attempt_or_404(request, pk)
+    attempt_finish(attempt=attempt)
+    return redirect("quizzes:attempt_result", pk=attempt.pk)
+
+
+@login_required
+@require_GET
+def attempt_result(request, pk):
+    attempt = _own_attempt_or_404(request, pk)
+    if not attempt.is_finished:
+        return redirect("quizzes:attempt", pk=attempt.pk)
+    quiz = quiz_content_queryset().get(pk=attempt.quiz_id)
+    answers = attempt_answers_by_question(attempt=attempt)
+    view = quiz_localize(quiz=quiz, language=get_language())
+    review = [(question, answers.get(question.id)) for question in view.questions]
+    return render(request, "quizzes/attempt_result.html", {"attempt": attempt, "quiz": view, "review": review})
+
+
+class _QuestionPage:
+    """One question of an attempt, with its feedback once answered."""
+
+    def __init__(self, attempt: Attempt, position: int, language: str):
+        self.attempt = attempt
+        self.quiz = quiz_localize(quiz=quiz_content_queryset().get(pk=attempt.quiz_id), language=language)
+        self.question = next((q for q in self.quiz.questions if q.position == position), None)
+        if self.question is None:
+            raise Http404
+        self.answers = attempt_answers_by_question(attempt=attempt)
+        self.answer = self.answers.get(self.question.id)
+
+    def first_unanswered_position(self) -> int | None:
+        return next((q.position for q in self.quiz.questions if q.id not in self.answers), None)
+
+    def render(self, request, *, error_message=None, status=200):
+        questions = self.quiz.questions
+        index = questions.index(self.question)
+        next_question = questions[index + 1] if index + 1 < len(questions) else None
+        context = {
+            "attempt": self.attempt,
+            "quiz": self.quiz,
+            "question": self.question,
+            "answer": self.answer,
+            "number": index + 1,
+            "total": len(questions),
+            "answered_count": len(self.answers),
+            "next_question": next_question,
+            "all_answered": len(self.answers) == len(questions),
+            "error_message": error_message,
+        }
+        return render(request, "quizzes/attempt_question.html", context, status=status)
+
+
+def _published_quiz_or_404(slug) -> Quiz:
+    try:
+        return published_quiz_get(slug=slug)
+    except Quiz.DoesNotExist:
+        raise Http404 from None
+
+
+def _own_attempt_or_404(request, pk) -> Attempt:
+    try:
+        return student_attempt_get(user=request.user, attempt_id=pk)
+    except Attempt.DoesNotExist:
+        raise Http404 from None
+
+
+def _not_enrolled(request, quiz: Quiz):
+    context = {"quiz": quiz, "course": quiz.course}
+    return render(request, "quizzes/not_enrolled.html", context, status=403)
+
+
+def _refusal(request, message, *, status, **context):
+    return render(request, "quizzes/refusal.html", {"message": message, **context}, status=status)
