@@ -53,6 +53,9 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
     "quizzes",
 ]
 
@@ -137,6 +140,40 @@ MODELTRANSLATION_LANGUAGES = ("en", "ur", "sn", "id")
 MODELTRANSLATION_FALLBACK_LANGUAGES = ("en",)
 # The tabbed admin would load jQuery UI from a CDN; we serve our own copy.
 JQUERY_UI_URL = "vendor/jquery-ui/jquery-ui.min.js"
+
+# API ---------------------------------------------------------------------------
+
+REST_FRAMEWORK = {
+    # Token first: an unauthenticated request then gets 401 with WWW-Authenticate.
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PAGINATION_CLASS": "quizzes.api.pagination.StrictPageNumberPagination",
+    "PAGE_SIZE": 20,
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "quizzes.api.exceptions.api_exception_handler",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Quizzes API",
+    "DESCRIPTION": (
+        "Multilingual tracked quizzes. Authenticate with POST /api/v1/auth/token/ and send "
+        "`Authorization: Token <token>`. Texts come in the language of `?lang=` or Accept-Language, "
+        "falling back to English per field; each text's `*_language` says which."
+    ),
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": "/api/v1",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {"LanguageEnum": "quizzes.api.serializers.LANGUAGE_CODES"},
+    # Interactive docs from the sidecar package: served by the app, no CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}
 
 # Static files ----------------------------------------------------------------
 

@@ -5,6 +5,7 @@ from django.urls import include, path
 
 urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
+    path("api/v1/", include("quizzes.api.urls")),
 ]
 
 # Every page carries its language in the URL: /en/, /ur/, /sn/, /id/.
@@ -15,3 +16,6 @@ urlpatterns += i18n_patterns(
     path("", include("quizzes.urls")),
     prefix_default_language=True,
 )
+
+handler404 = "quizzes.errors.page_not_found"
+handler500 = "quizzes.errors.server_error"

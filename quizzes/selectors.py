@@ -1,7 +1,7 @@
 """Reads: querysets with their related rows already fetched."""
 
-from django.db.models import Count, Exists, F, Max, OuterRef, Prefetch, Q, QuerySet, Subquery
-from django.db.models.functions import NullIf
+from django.db.models import BigIntegerField, Count, Exists, F, Max, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models.functions import Cast, NullIf
 
 from quizzes.models import Answer, Attempt, Choice, Course, Enrollment, Question, Quiz
 
@@ -32,16 +32,18 @@ def quiz_progress_queryset(*, user) -> QuerySet[Quiz]:
     """
     mine = Q(attempts__user=user)
     finished = Attempt.objects.filter(user=user, quiz=OuterRef("pk"), state=Attempt.State.FINISHED)
-    passing = finished.alias(points=F("score") * 100, needed=F("pass_mark") * F("max_score")).filter(
-        points__gte=F("needed")
-    )
+    # Cast first: PostgreSQL multiplies smallint columns as smallint, which overflows.
+    passing = finished.alias(
+        points=Cast("score", BigIntegerField()) * 100,
+        needed=Cast("pass_mark", BigIntegerField()) * F("max_score"),
+    ).filter(points__gte=F("needed"))
     in_progress = Attempt.objects.filter(user=user, quiz=OuterRef("pk"), state=Attempt.State.IN_PROGRESS)
     return (
         Quiz.objects.filter(is_published=True)
         .annotate(
             attempts_used=Count("attempts", filter=mine),
             best_percent=Max(
-                F("attempts__score") * 100 / NullIf(F("attempts__max_score"), 0),
+                Cast("attempts__score", BigIntegerField()) * 100 / NullIf(F("attempts__max_score"), 0),
                 filter=mine & Q(attempts__state=Attempt.State.FINISHED),
             ),
             passed=Exists(passing),
@@ -86,3 +88,34 @@ def student_attempt_get(*, user, attempt_id: int) -> Attempt:
 
 def attempt_answers_by_question(*, attempt: Attempt) -> dict[int, Answer]:
     return {answer.question_id: answer for answer in attempt.answers.all()}
+
+
+def student_quizzes(*, user) -> QuerySet[Quiz]:
+    """Published quizzes of the courses ``user`` is enrolled in, with progress."""
+    return quiz_progress_queryset(user=user).filter(course__enrollments__user=user).select_related("course")
+
+
+def quiz_detail_queryset(*, user) -> QuerySet[Quiz]:
+    """Published quizzes with ``user``'s progress and all questions and choices."""
+    return (
+        quiz_progress_queryset(user=user)
+        .select_related("course")
+        .prefetch_related(
+            Prefetch(
+                "questions",
+                queryset=Question.objects.order_by("position").prefetch_related(
+                    Prefetch("choices", queryset=Choice.objects.order_by("position"))
+                ),
+            )
+        )
+    )
+
+
+def student_attempts_with_feedback(*, user) -> QuerySet[Attempt]:
+    """``user``'s attempts with their answers, questions and choices fetched."""
+    answers = Answer.objects.select_related("question").prefetch_related("question__choices")
+    return (
+        Attempt.objects.filter(user=user)
+        .select_related("quiz")
+        .prefetch_related(Prefetch("answers", queryset=answers.order_by("question__position")))
+    )

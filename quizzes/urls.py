@@ -1,6 +1,9 @@
 from django.urls import path
 
-from quizzes import views
+from quizzes import (
+    converters,  # noqa: F401  (registers <id:>)
+    views,
+)
 
 app_name = "quizzes"
 
@@ -9,8 +12,8 @@ urlpatterns = [
     path("courses/<slug:slug>/enrol/", views.course_enrol, name="course_enrol"),
     path("quizzes/<slug:slug>/", views.quiz_detail, name="quiz"),
     path("quizzes/<slug:slug>/start/", views.attempt_start_view, name="attempt_start"),
-    path("attempts/<int:pk>/", views.attempt_resume, name="attempt"),
-    path("attempts/<int:pk>/questions/<int:position>/", views.attempt_question, name="attempt_question"),
-    path("attempts/<int:pk>/finish/", views.attempt_finish_view, name="attempt_finish"),
-    path("attempts/<int:pk>/result/", views.attempt_result, name="attempt_result"),
+    path("attempts/<id:pk>/", views.attempt_resume, name="attempt"),
+    path("attempts/<id:pk>/questions/<id:position>/", views.attempt_question, name="attempt_question"),
+    path("attempts/<id:pk>/finish/", views.attempt_finish_view, name="attempt_finish"),
+    path("attempts/<id:pk>/result/", views.attempt_result, name="attempt_result"),
 ]

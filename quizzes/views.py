@@ -14,8 +14,9 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from quizzes.converters import parse_id
 from quizzes.localized import quiz_localize
-from quizzes.models import Attempt, Course, Quiz
+from quizzes.models import Attempt, Course, Question, Quiz
 from quizzes.selectors import (
     attempt_answers_by_question,
     is_enrolled,
@@ -34,10 +35,11 @@ from quizzes.services import (
     attempt_start,
     enrollment_self_create,
 )
-from quizzes.services.attempts import ATTEMPT_FINISHED
+from quizzes.services.attempts import ATTEMPT_FINISHED, QUESTION_NOT_IN_QUIZ
 
 CHOOSE_AN_ANSWER = _("Choose one of the answers, then submit.")
 MALFORMED_ANSWER = _("This answer could not be read; please choose again.")
+OTHER_QUESTION = _("This answer was sent for another question; please answer the question shown.")
 ENROLLED = _("You are now enrolled in %(course)s.")
 
 
@@ -120,31 +122,43 @@ def attempt_resume(request, pk):
 @require_http_methods(["GET", "POST"])
 def attempt_question(request, pk, position):
     attempt = _own_attempt_or_404(request, pk)
-    if attempt.is_finished and request.method == "GET":
+    if request.method == "POST":
+        return _answer_submit(request, attempt, position)
+    if attempt.is_finished:
         return redirect("quizzes:attempt_result", pk=attempt.pk)
     page = _QuestionPage(attempt, position, get_language())
-    if request.method == "GET":
-        first_open = page.first_unanswered_position()
-        if page.answer is None and first_open is not None and first_open < position:
-            # Questions are taken in order; a later one waits for the earlier ones.
-            return redirect("quizzes:attempt_question", pk=attempt.pk, position=first_open)
-        return page.render(request)
+    first_open = page.first_unanswered_position()
+    if page.answer is None and first_open is not None and first_open < position:
+        # Questions are taken in order; a later one waits for the earlier ones.
+        return redirect("quizzes:attempt_question", pk=attempt.pk, position=first_open)
+    return page.render(request)
 
+
+def _answer_submit(request, attempt: Attempt, position: int):
+    def refuse(message, status):
+        page = _QuestionPage(attempt, position, get_language())
+        return page.render(request, error_message=message, status=status)
+
+    page_question_id = (
+        Question.objects.filter(quiz_id=attempt.quiz_id, position=position).values_list("pk", flat=True).first()
+    )
+    if page_question_id is None:
+        raise Http404
     if attempt.is_finished:
-        return page.render(request, error_message=ATTEMPT_FINISHED, status=409)
-    question_id, choice_id = request.POST.get("question", ""), request.POST.get("choice", "")
-    if not choice_id:
-        return page.render(request, error_message=CHOOSE_AN_ANSWER, status=400)
-    if not (question_id.isdigit() and choice_id.isdigit()) or len(question_id + choice_id) > 18:
-        return page.render(request, error_message=MALFORMED_ANSWER, status=400)
+        return refuse(ATTEMPT_FINISHED, 409)
+    if not request.POST.get("choice"):
+        return refuse(CHOOSE_AN_ANSWER, 400)
+    question_id, choice_id = parse_id(request.POST.get("question", "")), parse_id(request.POST["choice"])
+    if question_id is None or choice_id is None:
+        return refuse(MALFORMED_ANSWER, 400)
+    if question_id != page_question_id:
+        # A form from another page (or forged): never record an answer the student did not see.
+        in_quiz = Question.objects.filter(pk=question_id, quiz_id=attempt.quiz_id).exists()
+        return refuse(OTHER_QUESTION if in_quiz else QUESTION_NOT_IN_QUIZ, 400)
     try:
-        attempt_answer_submit(
-            attempt=attempt, question_id=int(question_id), choice_id=int(choice_id), language=get_language()
-        )
+        attempt_answer_submit(attempt=attempt, question_id=question_id, choice_id=choice_id, language=get_language())
     except AttemptError as error:
-        return _QuestionPage(attempt, position, get_language()).render(
-            request, error_message=error.message, status=error.status
-        )
+        return refuse(error.message, error.status)
     url = reverse("quizzes:attempt_question", kwargs={"pk": attempt.pk, "position": position})
     return redirect(f"{url}#feedback")
 

@@ -54,3 +54,154 @@ def editor(db):
     user = UserFactory(username="editor-1", is_staff=True)
     user.groups.add(staff_groups_ensure()[CONTENT_EDITORS])
     return user
+
+
+# Student web pages and attempts ------------------------------------------------
+#
+# A tiny HTML tree (the standard library's parser; no extra dependency) so that
+# page tests can assert on structure, attributes and text instead of raw markup.
+
+from html.parser import HTMLParser  # noqa: E402
+
+from django.test import Client  # noqa: E402
+
+VOID_ELEMENTS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+
+class HtmlNode:
+    def __init__(self, tag: str, attrs: dict[str, str], parent: "HtmlNode | None" = None):
+        self.tag = tag
+        self.attrs = attrs
+        self.parent = parent
+        self.children: list[HtmlNode | str] = []
+
+    def __getitem__(self, name: str) -> str:
+        return self.attrs[name]
+
+    def get(self, name: str, default=None):
+        return self.attrs.get(name, default)
+
+    @property
+    def classes(self) -> set[str]:
+        return set((self.attrs.get("class") or "").split())
+
+    @property
+    def text(self) -> str:
+        """All text inside, whitespace collapsed."""
+        parts = []
+        for child in self.children:
+            parts.append(child if isinstance(child, str) else f" {child.text} ")
+        return " ".join("".join(parts).split())
+
+    def iter(self):
+        for child in self.children:
+            if isinstance(child, HtmlNode):
+                yield child
+                yield from child.iter()
+
+    def ancestors(self):
+        node = self.parent
+        while node is not None:
+            yield node
+            node = node.parent
+
+    def _matches(self, tag, class_, attrs) -> bool:
+        if tag is not None and self.tag != tag:
+            return False
+        if class_ is not None and not set(class_.split()) <= self.classes:
+            return False
+        for name, value in attrs.items():
+            name = name.rstrip("_").replace("_", "-")
+            if value is True:
+                if name not in self.attrs:
+                    return False
+            elif self.attrs.get(name) != value:
+                return False
+        return True
+
+    def find_all(self, tag=None, class_=None, **attrs) -> list["HtmlNode"]:
+        return [node for node in self.iter() if node._matches(tag, class_, attrs)]
+
+    def find(self, tag=None, class_=None, **attrs) -> "HtmlNode | None":
+        return next(iter(self.find_all(tag, class_, **attrs)), None)
+
+    def one(self, tag=None, class_=None, **attrs) -> "HtmlNode":
+        found = self.find_all(tag, class_, **attrs)
+        assert len(found) == 1, f"expected one <{tag} {class_ or ''} {attrs}>, found {len(found)}"
+        return found[0]
+
+    def __repr__(self):
+        return f"<{self.tag} {self.attrs}>"
+
+
+class _TreeBuilder(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.root = HtmlNode("#document", {})
+        self.current = self.root
+
+    def handle_starttag(self, tag, attrs):
+        node = HtmlNode(tag, {name: value if value is not None else "" for name, value in attrs}, self.current)
+        self.current.children.append(node)
+        if tag not in VOID_ELEMENTS:
+            self.current = node
+
+    def handle_startendtag(self, tag, attrs):
+        node = HtmlNode(tag, {name: value if value is not None else "" for name, value in attrs}, self.current)
+        self.current.children.append(node)
+
+    def handle_endtag(self, tag):
+        node = self.current
+        while node is not self.root and node.tag != tag:
+            node = node.parent
+        if node is not self.root:
+            self.current = node.parent
+
+    def handle_data(self, data):
+        self.current.children.append(data)
+
+
+def html_tree(content: bytes | str) -> HtmlNode:
+    builder = _TreeBuilder()
+    builder.feed(content.decode() if isinstance(content, bytes) else content)
+    builder.close()
+    return builder.root
+
+
+@pytest.fixture
+def parse_html():
+    """``parse_html(response)``: the page as a tree of HtmlNode (find, find_all, one, text)."""
+
+    def parse(response_or_content) -> HtmlNode:
+        content = getattr(response_or_content, "content", response_or_content)
+        return html_tree(content)
+
+    return parse
+
+
+@pytest.fixture
+def gc_quiz(content) -> Quiz:
+    """gradient-checkpointing: 8 questions, Urdu questions 3,4,6,7,8 untranslated, no Shona title."""
+    return content["gradient-checkpointing"]
+
+
+@pytest.fixture
+def student_client(student) -> Client:
+    """A browser logged in as ``student`` (enrolled in memory-efficient-training)."""
+    client = Client()
+    client.force_login(student)
+    return client
+
+
+@pytest.fixture
+def other_student(content):
+    """Another enrolled student, whose attempts ``student`` must never reach."""
+    user = UserFactory(username="student-2")
+    EnrollmentFactory(user=user, course=Course.objects.get(slug="memory-efficient-training"))
+    return user
+
+
+@pytest.fixture
+def outsider(content):
+    """A logged-in user enrolled in no course."""
+    return UserFactory(username="outsider-1")

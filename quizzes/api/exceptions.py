@@ -1,0 +1,39 @@
+"""Every API error is JSON with a ``detail`` and a stable ``code``.
+
+Field errors of a request body keep DRF's per-field lists under ``errors``.
+"""
+
+from django.core.exceptions import RequestDataTooBig
+from django.utils.translation import gettext_lazy as _
+from rest_framework import exceptions
+from rest_framework.response import Response
+from rest_framework.views import exception_handler
+
+from quizzes.services import AttemptError
+
+INVALID_INPUT = _("Invalid input.")
+BODY_TOO_LARGE = _("The request body is too large.")
+
+
+class ApiError(exceptions.APIException):
+    """An error with the status and code chosen by the service that refused."""
+
+    def __init__(self, detail, *, code: str, status_code: int):
+        super().__init__(detail, code)
+        self.status_code = status_code
+
+
+def api_exception_handler(exc, context):
+    if isinstance(exc, AttemptError):
+        exc = ApiError(exc.message, code=exc.code, status_code=exc.status)
+    elif isinstance(exc, RequestDataTooBig):
+        return Response({"detail": str(BODY_TOO_LARGE), "code": "body_too_large"}, status=413)
+    response = exception_handler(exc, context)
+    if response is None:
+        return None
+    detail = getattr(exc, "detail", None)
+    if isinstance(detail, exceptions.ErrorDetail):
+        response.data = {"detail": str(detail), "code": detail.code}
+    else:
+        response.data = {"detail": str(INVALID_INPUT), "code": "invalid", "errors": response.data}
+    return response

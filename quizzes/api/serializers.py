@@ -1,0 +1,207 @@
+"""API representations. Texts come in the request's language, falling back
+to English per field; each text's ``*_language`` says which one it is in.
+
+Nothing here reveals which choice is correct, or an explanation, before the
+student has answered: those appear only in answer feedback.
+"""
+
+from django.conf import settings
+from django.utils.translation import get_language
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from quizzes.i18n import localized
+from quizzes.models import Answer, Attempt, Choice, Course, Question, Quiz
+
+MAX_ID = 2**63 - 1
+LANGUAGE_CODES = [code for code, _name in settings.LANGUAGES]
+
+
+class TranslatedText(serializers.Field):
+    """A translated field in the active language, with English fallback."""
+
+    def __init__(self, field: str, *, of: str | None = None, **kwargs):
+        self.translated_field = field
+        super().__init__(source=of or "*", read_only=True, **kwargs)
+
+    def to_representation(self, obj):
+        return self.localized(obj).text
+
+    def localized(self, obj):
+        return localized(obj, self.translated_field, get_language())
+
+
+@extend_schema_field({"type": "string", "enum": LANGUAGE_CODES})
+class TextLanguage(TranslatedText):
+    """The language a TranslatedText is really in ("en" when it fell back)."""
+
+    def to_representation(self, obj):
+        return self.localized(obj).language
+
+
+extend_schema_field(OpenApiTypes.STR)(TranslatedText)
+
+
+class ErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField(help_text="What went wrong, in the request's language.")
+    code = serializers.CharField(help_text="A stable machine-readable code, e.g. already_answered.")
+    errors = serializers.DictField(
+        required=False, help_text="Per-field messages when the request body was invalid (code: invalid)."
+    )
+
+
+class TokenRequestSerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(max_length=4096, style={"input_type": "password"})
+
+
+class TokenSerializer(serializers.Serializer):
+    token = serializers.CharField()
+
+
+class ChoiceSerializer(serializers.ModelSerializer):
+    text = TranslatedText("text")
+    text_language = TextLanguage("text")
+
+    class Meta:
+        model = Choice
+        fields = ["id", "position", "text", "text_language"]
+
+
+class QuestionSerializer(serializers.ModelSerializer):
+    text = TranslatedText("text")
+    text_language = TextLanguage("text")
+    choices = ChoiceSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Question
+        fields = ["id", "position", "text", "text_language", "choices"]
+
+
+class QuizProgressSerializer(serializers.ModelSerializer):
+    """A quiz with the student's progress; needs ``selectors.quiz_progress_queryset``."""
+
+    course = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    title = TranslatedText("title")
+    title_language = TextLanguage("title")
+    description = TranslatedText("description")
+    description_language = TextLanguage("description")
+    attempts_used = serializers.IntegerField(read_only=True)
+    best_percent = serializers.IntegerField(
+        read_only=True, allow_null=True, help_text="Best finished attempt's score in percent; null before any."
+    )
+    passed = serializers.BooleanField(read_only=True, help_text="Whether any finished attempt reached the pass mark.")
+    in_progress_attempt = serializers.IntegerField(
+        source="in_progress_id", read_only=True, allow_null=True, help_text="Id of the attempt to resume, if any."
+    )
+
+    class Meta:
+        model = Quiz
+        fields = [
+            "slug",
+            "course",
+            "title",
+            "title_language",
+            "description",
+            "description_language",
+            "pass_mark",
+            "max_attempts",
+            "attempts_used",
+            "best_percent",
+            "passed",
+            "in_progress_attempt",
+        ]
+
+
+class QuizDetailSerializer(QuizProgressSerializer):
+    questions = QuestionSerializer(many=True, read_only=True)
+
+    class Meta(QuizProgressSerializer.Meta):
+        fields = [*QuizProgressSerializer.Meta.fields, "questions"]
+
+
+class AnswerRequestSerializer(serializers.Serializer):
+    question = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="Id of a question of this quiz.")
+    choice = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="Id of one of that question's choices.")
+
+
+class AnswerFeedbackSerializer(serializers.ModelSerializer):
+    """An answer with its feedback: shown only once the question is answered."""
+
+    correct = serializers.BooleanField(source="is_correct", read_only=True)
+    correct_choice = serializers.SerializerMethodField()
+    explanation = TranslatedText("explanation", of="question")
+    explanation_language = TextLanguage("explanation", of="question")
+
+    class Meta:
+        model = Answer
+        fields = [
+            "question",
+            "choice",
+            "correct",
+            "correct_choice",
+            "explanation",
+            "explanation_language",
+            "language",
+            "answered_at",
+        ]
+        read_only_fields = fields
+
+    def get_correct_choice(self, answer) -> int | None:
+        return next((choice.pk for choice in answer.question.choices.all() if choice.is_correct), None)
+
+
+class AttemptSerializer(serializers.ModelSerializer):
+    quiz = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    percent = serializers.IntegerField(read_only=True, allow_null=True)
+    passed = serializers.BooleanField(read_only=True, allow_null=True)
+    answers = AnswerFeedbackSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Attempt
+        fields = [
+            "id",
+            "quiz",
+            "number",
+            "state",
+            "started_at",
+            "finished_at",
+            "score",
+            "max_score",
+            "percent",
+            "passed",
+            "pass_mark",
+            "answers",
+        ]
+        read_only_fields = fields
+
+
+class AttemptResultSerializer(serializers.ModelSerializer):
+    percent = serializers.IntegerField(read_only=True)
+    passed = serializers.BooleanField(read_only=True)
+
+    class Meta:
+        model = Attempt
+        fields = ["id", "score", "max_score", "percent", "passed", "pass_mark"]
+        read_only_fields = fields
+
+
+class CourseProgressSerializer(serializers.ModelSerializer):
+    """A course with its quizzes' progress; needs ``selectors.student_courses``."""
+
+    title = TranslatedText("title")
+    title_language = TextLanguage("title")
+    quizzes_total = serializers.SerializerMethodField()
+    quizzes_passed = serializers.SerializerMethodField()
+    quizzes = QuizProgressSerializer(source="progress_quizzes", many=True, read_only=True)
+
+    class Meta:
+        model = Course
+        fields = ["slug", "title", "title_language", "quizzes_total", "quizzes_passed", "quizzes"]
+
+    def get_quizzes_total(self, course) -> int:
+        return len(course.progress_quizzes)
+
+    def get_quizzes_passed(self, course) -> int:
+        return sum(bool(quiz.passed) for quiz in course.progress_quizzes)

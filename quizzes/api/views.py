@@ -1,0 +1,211 @@
+"""REST API v1: thin views over the same selectors and services as the web pages."""
+
+from django.conf import settings
+from django.shortcuts import get_object_or_404
+from django.utils import translation
+from django.utils.translation import gettext_lazy as _
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import generics, status
+from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.exceptions import NotFound
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from quizzes.api.exceptions import ApiError
+from quizzes.api.serializers import (
+    AnswerFeedbackSerializer,
+    AnswerRequestSerializer,
+    AttemptResultSerializer,
+    AttemptSerializer,
+    CourseProgressSerializer,
+    ErrorSerializer,
+    QuizDetailSerializer,
+    QuizProgressSerializer,
+    TokenRequestSerializer,
+    TokenSerializer,
+)
+from quizzes.models import Answer, Attempt, Quiz
+from quizzes.selectors import (
+    is_enrolled,
+    published_quiz_get,
+    quiz_detail_queryset,
+    student_attempts_with_feedback,
+    student_courses,
+    student_quizzes,
+)
+from quizzes.services import attempt_answer_submit, attempt_finish, attempt_start
+
+UNKNOWN_LANGUAGE = _("Unknown language %(language)r; use one of: %(languages)s.")
+NOT_ENROLLED = _("You are not enrolled in the course of this quiz.")
+
+LANG_PARAMETER = OpenApiParameter(
+    "lang",
+    str,
+    OpenApiParameter.QUERY,
+    enum=[code for code, _name in settings.LANGUAGES],
+    description="Language of the texts (overrides Accept-Language). Untranslated texts fall back to English.",
+)
+
+
+def errors(*statuses: int) -> dict[int, OpenApiResponse]:
+    """Documented error responses: every one is an ErrorSerializer body."""
+    descriptions = {
+        400: "Invalid input or unknown language.",
+        401: "Not authenticated.",
+        403: "Not enrolled in the quiz's course.",
+        404: "No such quiz or attempt (or not yours), or a page past the last.",
+        405: "Method not allowed.",
+        409: "Conflict with the attempt's state (already answered, finished, no attempts left).",
+        413: "Request body too large.",
+        415: "Unsupported media type.",
+    }
+    return {code: OpenApiResponse(ErrorSerializer, description=descriptions[code]) for code in statuses}
+
+
+class LanguageMixin:
+    """Texts in the language of ``?lang=``, else of Accept-Language (LocaleMiddleware)."""
+
+    def initial(self, request, *args, **kwargs):
+        values = request.query_params.getlist("lang")
+        if values:
+            codes = [code for code, _name in settings.LANGUAGES]
+            language = values[0]
+            if len(values) > 1 or language not in codes:
+                raise ApiError(
+                    UNKNOWN_LANGUAGE % {"language": ",".join(values)[:40], "languages": ", ".join(codes)},
+                    code="unknown_language",
+                    status_code=400,
+                )
+            translation.activate(language)
+            request.LANGUAGE_CODE = language
+        super().initial(request, *args, **kwargs)
+
+
+class TokenView(ObtainAuthToken):
+    """Exchange a username and password for an API token."""
+
+    @extend_schema(
+        request=TokenRequestSerializer,
+        responses={200: TokenSerializer, **errors(400, 413, 415)},
+        auth=[],
+        summary="Obtain a token",
+    )
+    def post(self, request, *args, **kwargs):
+        return super().post(request, *args, **kwargs)
+
+
+@extend_schema(parameters=[LANG_PARAMETER], responses={200: QuizProgressSerializer(many=True), **errors(400, 401, 404)})
+class QuizListView(LanguageMixin, generics.ListAPIView):
+    """The quizzes the user may take, with their progress."""
+
+    serializer_class = QuizProgressSerializer
+
+    def get_queryset(self):
+        return student_quizzes(user=self.request.user)
+
+
+@extend_schema(parameters=[LANG_PARAMETER], responses={200: QuizDetailSerializer, **errors(400, 401, 403, 404)})
+class QuizDetailView(LanguageMixin, generics.RetrieveAPIView):
+    """A quiz's questions and choices, with ids; no hint of the right answers."""
+
+    serializer_class = QuizDetailSerializer
+    lookup_field = "slug"
+
+    def get_queryset(self):
+        return quiz_detail_queryset(user=self.request.user)
+
+    def get_object(self):
+        quiz = super().get_object()
+        _require_enrolled(self.request.user, quiz)
+        return quiz
+
+
+class AttemptStartView(LanguageMixin, APIView):
+    @extend_schema(
+        request=None,
+        parameters=[LANG_PARAMETER],
+        responses={
+            201: OpenApiResponse(AttemptSerializer, description="A new attempt."),
+            200: OpenApiResponse(AttemptSerializer, description="The attempt in progress, resumed."),
+            **errors(400, 401, 403, 404, 409),
+        },
+        summary="Start or resume an attempt",
+    )
+    def post(self, request, slug):
+        try:
+            quiz = published_quiz_get(slug=slug)
+        except Quiz.DoesNotExist:
+            raise NotFound from None
+        attempt, created = attempt_start(user=request.user, quiz=quiz)
+        attempt = student_attempts_with_feedback(user=request.user).get(pk=attempt.pk)
+        return Response(
+            AttemptSerializer(attempt).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        )
+
+
+@extend_schema(parameters=[LANG_PARAMETER], responses={200: AttemptSerializer, **errors(400, 401, 404)})
+class AttemptDetailView(LanguageMixin, generics.RetrieveAPIView):
+    """An attempt of the user's, with feedback for the questions already answered."""
+
+    serializer_class = AttemptSerializer
+
+    def get_queryset(self):
+        return student_attempts_with_feedback(user=self.request.user)
+
+
+class AnswerCreateView(LanguageMixin, APIView):
+    @extend_schema(
+        request=AnswerRequestSerializer,
+        parameters=[LANG_PARAMETER],
+        responses={
+            201: OpenApiResponse(AnswerFeedbackSerializer, description="Recorded; the feedback."),
+            200: OpenApiResponse(
+                AnswerFeedbackSerializer, description="The same choice was recorded already (a retry); its feedback."
+            ),
+            **errors(400, 401, 404, 409, 413, 415),
+        },
+        summary="Answer a question",
+    )
+    def post(self, request, pk):
+        attempt = get_object_or_404(Attempt.objects.filter(user=request.user), pk=pk)
+        body = AnswerRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        answer, created = attempt_answer_submit(
+            attempt=attempt,
+            question_id=body.validated_data["question"],
+            choice_id=body.validated_data["choice"],
+            language=translation.get_language(),
+        )
+        answer = Answer.objects.select_related("question").prefetch_related("question__choices").get(pk=answer.pk)
+        return Response(
+            AnswerFeedbackSerializer(answer).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        )
+
+
+class AttemptFinishView(LanguageMixin, APIView):
+    @extend_schema(
+        request=None,
+        parameters=[LANG_PARAMETER],
+        responses={200: AttemptResultSerializer, **errors(400, 401, 404)},
+        summary="Finish an attempt (repeating it returns the same result)",
+    )
+    def post(self, request, pk):
+        attempt = get_object_or_404(Attempt.objects.filter(user=request.user), pk=pk)
+        return Response(AttemptResultSerializer(attempt_finish(attempt=attempt)).data)
+
+
+@extend_schema(
+    parameters=[LANG_PARAMETER], responses={200: CourseProgressSerializer(many=True), **errors(400, 401, 404)}
+)
+class ProgressView(LanguageMixin, generics.ListAPIView):
+    """Progress per course (quizzes passed of quizzes) and per quiz."""
+
+    serializer_class = CourseProgressSerializer
+
+    def get_queryset(self):
+        return student_courses(user=self.request.user)
+
+
+def _require_enrolled(user, quiz) -> None:
+    if not is_enrolled(user=user, course_id=quiz.course_id):
+        raise ApiError(NOT_ENROLLED, code="not_enrolled", status_code=403)
