@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Fuzz the REST API with schemathesis: a real student token against a live
+# gunicorn server (production settings, a throwaway SQLite database unless
+# FUZZ_DATABASE_URL is given). Bounded in time; exits non-zero on any failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PY="${PY:-.venv/bin/python}"
+PORT="${FUZZ_PORT:-8799}"
+MAX_TIME="${FUZZ_MAX_TIME:-120}"
+WORK="$(mktemp -d)"
+trap 'kill "$(cat "$WORK/gunicorn.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf "$WORK"' EXIT
+
+export DJANGO_SETTINGS_MODULE=lms.settings
+export DJANGO_DEBUG=0
+export DJANGO_SECRET_KEY="fuzz-$(date +%s)-not-a-real-secret-0123456789abcdefghijklmnopqrstuvwxyz"
+export DJANGO_ALLOWED_HOSTS=127.0.0.1,localhost
+export DATABASE_URL="${FUZZ_DATABASE_URL:-sqlite:///$WORK/fuzz.sqlite3}"
+
+"$PY" manage.py migrate --noinput -v0
+"$PY" manage.py loaddata -v0 fixtures/*.json
+"$PY" manage.py collectstatic --noinput -v0
+TOKEN="$("$PY" manage.py shell -v0 -c '
+from django.contrib.auth import get_user_model
+from rest_framework.authtoken.models import Token
+from quizzes.models import Course
+from quizzes.services import enrollment_create
+user, _ = get_user_model().objects.get_or_create(username="fuzz-student")
+user.set_password("fuzz-student-password"); user.save()
+for course in Course.objects.all():
+    enrollment_create(user=user, course=course)
+print(Token.objects.get_or_create(user=user)[0].key)
+')"
+
+"$PY" -m gunicorn lms.wsgi:application --bind "127.0.0.1:$PORT" --workers 2 --no-control-socket \
+  --pid "$WORK/gunicorn.pid" --error-logfile "$WORK/gunicorn.log" --daemon
+for _ in $(seq 1 50); do
+  curl -fsS -o /dev/null "http://127.0.0.1:$PORT/api/v1/schema/" && break
+  sleep 0.2
+done
+
+status=0
+"$PY" -m schemathesis.cli run "http://127.0.0.1:$PORT/api/v1/schema/" \
+  --header "Authorization: Token $TOKEN" \
+  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,ignored_auth,negative_data_rejection,unsupported_method \
+  --max-time "$MAX_TIME" \
+  --request-timeout 10 \
+  --workers 2 \
+  --no-color || status=$?
+
+if grep -q "Traceback" "$WORK/gunicorn.log"; then
+  echo "gunicorn logged a traceback:"; cat "$WORK/gunicorn.log"; status=1
+fi
+exit "$status"
