@@ -3,7 +3,8 @@
 Field errors of a request body keep DRF's per-field lists under ``errors``.
 """
 
-from django.core.exceptions import RequestDataTooBig
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.http import Http404
 from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions
 from rest_framework.response import Response
@@ -26,6 +27,12 @@ class ApiError(exceptions.APIException):
 def api_exception_handler(exc, context):
     if isinstance(exc, AttemptError):
         exc = ApiError(exc.message, code=exc.code, status_code=exc.status)
+    elif isinstance(exc, Http404):
+        # DRF would convert it too, but keep the original's text ("No Attempt
+        # matches the given query."); a plain "Not found." says no more than needed.
+        exc = exceptions.NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
     elif isinstance(exc, RequestDataTooBig):
         return Response({"detail": str(BODY_TOO_LARGE), "code": "body_too_large"}, status=413)
     response = exception_handler(exc, context)

@@ -121,9 +121,21 @@ class QuizDetailSerializer(QuizProgressSerializer):
         fields = [*QuizProgressSerializer.Meta.fields, "questions"]
 
 
+class IdField(serializers.IntegerField):
+    """A JSON integer id: "12", 12.0 and true are refused, not coerced."""
+
+    def __init__(self, **kwargs):
+        super().__init__(min_value=1, max_value=MAX_ID, **kwargs)
+
+    def to_internal_value(self, data):
+        if type(data) is not int:
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class AnswerRequestSerializer(serializers.Serializer):
-    question = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="Id of a question of this quiz.")
-    choice = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="Id of one of that question's choices.")
+    question = IdField(help_text="Id of a question of this quiz.")
+    choice = IdField(help_text="Id of one of that question's choices.")
 
 
 class AnswerFeedbackSerializer(serializers.ModelSerializer):

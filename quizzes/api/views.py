@@ -8,10 +8,12 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import generics, status
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.exceptions import NotFound
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from quizzes.api.exceptions import ApiError
+from quizzes.api.parsers import StrictJSONParser
 from quizzes.api.serializers import (
     AnswerFeedbackSerializer,
     AnswerRequestSerializer,
@@ -52,7 +54,7 @@ def errors(*statuses: int) -> dict[int, OpenApiResponse]:
     descriptions = {
         400: "Invalid input or unknown language.",
         401: "Not authenticated.",
-        403: "Not enrolled in the quiz's course.",
+        403: "Not enrolled in the quiz's course, or a session-authenticated write without its CSRF token.",
         404: "No such quiz or attempt (or not yours), or a page past the last.",
         405: "Method not allowed.",
         409: "Conflict with the attempt's state (already answered, finished, no attempts left).",
@@ -67,22 +69,25 @@ class LanguageMixin:
 
     def initial(self, request, *args, **kwargs):
         values = request.query_params.getlist("lang")
-        if values:
-            codes = [code for code, _name in settings.LANGUAGES]
-            language = values[0]
-            if len(values) > 1 or language not in codes:
-                raise ApiError(
-                    UNKNOWN_LANGUAGE % {"language": ",".join(values)[:40], "languages": ", ".join(codes)},
-                    code="unknown_language",
-                    status_code=400,
-                )
-            translation.activate(language)
-            request.LANGUAGE_CODE = language
+        codes = [code for code, _name in settings.LANGUAGES]
+        valid = len(values) == 1 and values[0] in codes
+        if valid:
+            translation.activate(values[0])
+            request.LANGUAGE_CODE = values[0]
+        # Authentication comes first: an anonymous request is a 401 whatever its ?lang=.
         super().initial(request, *args, **kwargs)
+        if values and not valid:
+            raise ApiError(
+                UNKNOWN_LANGUAGE % {"language": ",".join(values)[:40], "languages": ", ".join(codes)},
+                code="unknown_language",
+                status_code=400,
+            )
 
 
 class TokenView(ObtainAuthToken):
     """Exchange a username and password for an API token."""
+
+    parser_classes = (StrictJSONParser, FormParser, MultiPartParser)
 
     @extend_schema(
         request=TokenRequestSerializer,
@@ -162,7 +167,7 @@ class AnswerCreateView(LanguageMixin, APIView):
             200: OpenApiResponse(
                 AnswerFeedbackSerializer, description="The same choice was recorded already (a retry); its feedback."
             ),
-            **errors(400, 401, 404, 409, 413, 415),
+            **errors(400, 401, 403, 404, 409, 413, 415),
         },
         summary="Answer a question",
     )
@@ -186,7 +191,7 @@ class AttemptFinishView(LanguageMixin, APIView):
     @extend_schema(
         request=None,
         parameters=[LANG_PARAMETER],
-        responses={200: AttemptResultSerializer, **errors(400, 401, 404)},
+        responses={200: AttemptResultSerializer, **errors(400, 401, 403, 404)},
         summary="Finish an attempt (repeating it returns the same result)",
     )
     def post(self, request, pk):

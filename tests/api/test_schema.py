@@ -1,0 +1,136 @@
+"""The OpenAPI schema and the offline interactive docs."""
+
+import re
+
+import pytest
+import yaml
+from django.core.management import call_command
+
+from tests.api import DOCS_URL, SCHEMA_URL
+
+PATHS = {
+    "/api/v1/auth/token/": {"post"},
+    "/api/v1/quizzes/": {"get"},
+    "/api/v1/quizzes/{slug}/": {"get"},
+    "/api/v1/quizzes/{slug}/attempts/": {"post"},
+    "/api/v1/attempts/{id}/": {"get"},
+    "/api/v1/attempts/{id}/answers/": {"post"},
+    "/api/v1/attempts/{id}/finish/": {"post"},
+    "/api/v1/progress/": {"get"},
+}
+
+
+@pytest.fixture
+def schema(anon, db) -> dict:
+    response = anon.get(SCHEMA_URL, {"format": "json"})
+    assert response.status_code == 200
+    return response.json()
+
+
+def test_schema_is_yaml_by_default(anon, db):
+    response = anon.get(SCHEMA_URL)
+
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("application/vnd.oai.openapi")
+    document = yaml.safe_load(response.content)
+    assert document["openapi"].startswith("3.")
+    assert set(document["paths"]) == set(PATHS)
+
+
+@pytest.mark.parametrize(
+    "request_kwargs",
+    [{"HTTP_ACCEPT": "application/json"}, {"data": {"format": "json"}}],
+    ids=["accept", "format"],
+)
+def test_schema_as_json(student_api, request_kwargs):
+    response = student_api.get(SCHEMA_URL, **request_kwargs)
+
+    assert response.status_code == 200
+    assert "json" in response["Content-Type"]
+    assert response.json()["openapi"].startswith("3.")
+
+
+def test_schema_lists_every_path_and_method(schema):
+    assert schema["info"]["title"] == "Quizzes API"
+    assert {path: set(operations) - {"parameters"} for path, operations in schema["paths"].items()} == PATHS
+
+
+def test_schema_documents_token_auth(schema):
+    schemes = schema["components"]["securitySchemes"]
+    assert schemes["tokenAuth"] == schemes["tokenAuth"] | {"type": "apiKey", "in": "header", "name": "Authorization"}
+    token_operation = schema["paths"]["/api/v1/auth/token/"]["post"]
+    assert token_operation.get("security", []) in ([], [{}])  # no credentials needed
+    assert "security" not in schema  # nor globally
+    assert {"tokenAuth": []} in schema["paths"]["/api/v1/quizzes/"]["get"]["security"]
+
+
+def test_schema_documents_the_lang_parameter_everywhere(schema):
+    for path, operations in schema["paths"].items():
+        if path == "/api/v1/auth/token/":
+            continue
+        for operation in operations.values():
+            lang = [p for p in operation.get("parameters", []) if p["name"] == "lang"]
+            assert len(lang) == 1, path
+            assert lang[0]["in"] == "query"
+
+
+def test_schema_documents_errors(schema):
+    answers = schema["paths"]["/api/v1/attempts/{id}/answers/"]["post"]["responses"]
+    assert {"200", "201", "400", "401", "404", "409"} <= set(answers)
+    assert answers["409"]["content"]["application/json"]["schema"]["$ref"] == "#/components/schemas/Error"
+    assert {"detail", "code"} <= set(schema["components"]["schemas"]["Error"]["required"])
+    start = schema["paths"]["/api/v1/quizzes/{slug}/attempts/"]["post"]["responses"]
+    assert {"200", "201", "403", "404", "409"} <= set(start)
+
+
+def test_schema_answer_request_is_two_integer_ids(schema):
+    request = schema["paths"]["/api/v1/attempts/{id}/answers/"]["post"]["requestBody"]
+    ref = request["content"]["application/json"]["schema"]["$ref"]
+    body = schema["components"]["schemas"][ref.rsplit("/", 1)[1]]
+    assert set(body["properties"]) == {"question", "choice"}
+    assert set(body["required"]) == {"question", "choice"}
+    for field in body["properties"].values():
+        assert field["type"] == "integer"
+        assert field["minimum"] == 1
+
+
+def test_schema_of_quiz_content_has_no_correct_or_explanation(schema):
+    components = schema["components"]["schemas"]
+    for name in ("QuizDetail", "Question", "Choice", "QuizProgress", "CourseProgress"):
+        properties = set(components[name]["properties"])
+        assert not {p for p in properties if "correct" in p or "explanation" in p}, name
+
+
+def test_spectacular_validates_without_warnings(db, tmp_path, capsys):
+    target = tmp_path / "schema.yaml"
+
+    call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(target))
+
+    captured = capsys.readouterr()
+    assert "warning" not in (captured.out + captured.err).lower()
+    assert "error" not in (captured.out + captured.err).lower()
+    document = yaml.safe_load(target.read_text(encoding="utf-8"))
+    assert set(document["paths"]) == set(PATHS)
+
+
+def test_docs_are_served_offline(anon, db):
+    response = anon.get(DOCS_URL)
+
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/html")
+    html = response.content.decode()
+    assert "/static/drf_spectacular_sidecar/" in html
+    for remote in ("cdn", "jsdelivr", "unpkg", "cdnjs", "googleapis"):
+        assert remote not in html.lower(), remote
+    assert SCHEMA_URL in html
+
+
+def test_docs_assets_are_local_and_served(anon, db):
+    html = anon.get(DOCS_URL).content.decode()
+    assets = re.findall(r'(?:src|href)="([^"]+)"', html)
+
+    assert assets
+    for asset in assets:
+        assert asset.startswith("/"), asset
+        assert not asset.startswith("//"), asset
+        assert anon.get(asset).status_code == 200, asset
