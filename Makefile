@@ -7,7 +7,7 @@ PORT ?= 8000
 # make run is for development: debug on, embedded SQLite unless DATABASE_URL says otherwise.
 DEV_ENV := DJANGO_DEBUG=1
 
-.PHONY: run test install setup lint messages bench clean
+.PHONY: run test install setup lint fuzz messages clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -23,8 +23,9 @@ setup: install
 
 run: setup
 	@echo ""
-	@echo "  Site:  http://$(HOST):$(PORT)/en/admin/   (Urdu: /ur/, Shona: /sn/, Indonesian: /id/)"
-	@echo "  Log in as editor / editor (content editor) or student / student (enrolled student)."
+	@echo "  Students: http://$(HOST):$(PORT)/en/        log in as student / student"
+	@echo "  Editors:  http://$(HOST):$(PORT)/en/admin/  log in as editor / editor"
+	@echo "  Other languages: /ur/ (Urdu), /sn/ (Shona), /id/ (Indonesian)"
 	@echo ""
 	$(DEV_ENV) $(PY) manage.py runserver $(HOST):$(PORT)
 
@@ -35,6 +36,10 @@ test: install
 	  postgres*) echo "== PostgreSQL: $$DATABASE_URL"; $(PY) -m pytest $(PYTEST_ARGS) ;; \
 	  *) echo "== PostgreSQL run skipped: DATABASE_URL does not point to PostgreSQL" ;; \
 	esac
+
+# schemathesis against the OpenAPI schema on a live gunicorn with a student token (bounded).
+fuzz: install
+	PY=$(PY) scripts/fuzz_api.sh
 
 lint: install
 	$(PY) -m ruff check .

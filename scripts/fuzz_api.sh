@@ -17,6 +17,24 @@ export DJANGO_SECRET_KEY="fuzz-$(date +%s)-not-a-real-secret-0123456789abcdefghi
 export DJANGO_ALLOWED_HOSTS=127.0.0.1,localhost
 export DATABASE_URL="${FUZZ_DATABASE_URL:-sqlite:///$WORK/fuzz.sqlite3}"
 
+if [[ "$DATABASE_URL" == postgres* ]]; then
+  # A fresh database each run, so that earlier runs' attempts don't shape this one.
+  "$PY" - <<'PYTHON'
+import os
+import dj_database_url
+import psycopg
+from psycopg import sql
+
+config = dj_database_url.parse(os.environ["DATABASE_URL"])
+with psycopg.connect(
+    dbname="postgres", user=config["USER"], password=config["PASSWORD"] or None,
+    host=config["HOST"] or None, port=config["PORT"] or None, autocommit=True,
+) as connection:
+    name = sql.Identifier(config["NAME"])
+    connection.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))
+    connection.execute(sql.SQL("CREATE DATABASE {}").format(name))
+PYTHON
+fi
 "$PY" manage.py migrate --noinput -v0
 "$PY" manage.py loaddata -v0 fixtures/*.json
 "$PY" manage.py collectstatic --noinput -v0
