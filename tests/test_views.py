@@ -506,7 +506,7 @@ class TestLanguages:
             question = gc_quiz.questions.get(position=position)
             page = parse_html(student_client.get(f"/ur/attempts/{attempt.pk}/questions/{position}/"))
             assert_page_language(page, "ur")
-            text = page.one("legend").one("span", class_="question-text")
+            text = page.one("legend").one("h1", class_="question-text")
             labels = page.one("fieldset").find_all("label")
             if position in URDU_FALLBACK_QUESTIONS:
                 assert (text.get("lang"), text.get("dir")) == ("en", "ltr")
@@ -555,7 +555,7 @@ class TestLanguages:
         crumb = question_page.one("p", class_="crumbs").one("a")
         assert (crumb.text, crumb.get("lang"), crumb.get("dir")) == ("Gradient Checkpointing Quiz", "en", "ltr")
         # question 1 is translated into Shona: not marked
-        assert question_page.one("span", class_="question-text").get("lang") is None
+        assert question_page.one("h1", class_="question-text").get("lang") is None
 
     def test_translated_title_is_not_marked(self, student_client, gc_quiz, parse_html):
         title = parse_html(student_client.get(f"/ur/quizzes/{GC}/")).one("h1")
