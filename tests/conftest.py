@@ -205,3 +205,17 @@ def other_student(content):
 def outsider(content):
     """A logged-in user enrolled in no course."""
     return UserFactory(username="outsider-1")
+
+
+def pytest_terminal_summary(terminalreporter):
+    from django.db import connection
+
+    from tests import figures
+
+    if not figures.snapshot():
+        return
+    path = figures.write_report(connection.vendor)
+    terminalreporter.section(f"integrity figures ({connection.vendor})")
+    for name, value in figures.snapshot().items():
+        terminalreporter.write_line(f"{name}: {value}")
+    terminalreporter.write_line(f"written to {path.relative_to(PROJECT_DIR)}")

@@ -13,6 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from quizzes.api.exceptions import ApiError
+from quizzes.api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
 from quizzes.api.parsers import StrictJSONParser
 from quizzes.api.serializers import (
     AnswerFeedbackSerializer,
@@ -58,6 +59,7 @@ def errors(*statuses: int) -> dict[int, OpenApiResponse]:
         404: "No such quiz or attempt (or not yours), or a page past the last.",
         405: "Method not allowed.",
         409: "Conflict with the attempt's state (already answered, finished, no attempts left).",
+        422: "The Idempotency-Key was already used for a different request.",
         413: "Request body too large.",
         415: "Unsupported media type.",
     }
@@ -128,14 +130,15 @@ class QuizDetailView(LanguageMixin, generics.RetrieveAPIView):
 class AttemptStartView(LanguageMixin, APIView):
     @extend_schema(
         request=None,
-        parameters=[LANG_PARAMETER],
+        parameters=[LANG_PARAMETER, IDEMPOTENCY_PARAMETER],
         responses={
             201: OpenApiResponse(AttemptSerializer, description="A new attempt."),
             200: OpenApiResponse(AttemptSerializer, description="The attempt in progress, resumed."),
-            **errors(400, 401, 403, 404, 409),
+            **errors(400, 401, 403, 404, 409, 422),
         },
         summary="Start or resume an attempt",
     )
+    @idempotent
     def post(self, request, slug):
         try:
             quiz = published_quiz_get(slug=slug)
@@ -161,16 +164,17 @@ class AttemptDetailView(LanguageMixin, generics.RetrieveAPIView):
 class AnswerCreateView(LanguageMixin, APIView):
     @extend_schema(
         request=AnswerRequestSerializer,
-        parameters=[LANG_PARAMETER],
+        parameters=[LANG_PARAMETER, IDEMPOTENCY_PARAMETER],
         responses={
             201: OpenApiResponse(AnswerFeedbackSerializer, description="Recorded; the feedback."),
             200: OpenApiResponse(
                 AnswerFeedbackSerializer, description="The same choice was recorded already (a retry); its feedback."
             ),
-            **errors(400, 401, 403, 404, 409, 413, 415),
+            **errors(400, 401, 403, 404, 409, 413, 415, 422),
         },
         summary="Answer a question",
     )
+    @idempotent
     def post(self, request, pk):
         attempt = get_object_or_404(Attempt.objects.filter(user=request.user), pk=pk)
         body = AnswerRequestSerializer(data=request.data)
@@ -190,10 +194,11 @@ class AnswerCreateView(LanguageMixin, APIView):
 class AttemptFinishView(LanguageMixin, APIView):
     @extend_schema(
         request=None,
-        parameters=[LANG_PARAMETER],
-        responses={200: AttemptResultSerializer, **errors(400, 401, 403, 404)},
+        parameters=[LANG_PARAMETER, IDEMPOTENCY_PARAMETER],
+        responses={200: AttemptResultSerializer, **errors(400, 401, 403, 404, 422)},
         summary="Finish an attempt (repeating it returns the same result)",
     )
+    @idempotent
     def post(self, request, pk):
         attempt = get_object_or_404(Attempt.objects.filter(user=request.user), pk=pk)
         return Response(AttemptResultSerializer(attempt_finish(attempt=attempt)).data)
