@@ -8,7 +8,20 @@ environment, with defaults that are safe for local development:
 - ``DJANGO_DEBUG``: "1"/"true" turns debug on (off by default).
 - ``DJANGO_SECRET_KEY``: required when debug is off.
 - ``DJANGO_ALLOWED_HOSTS``: comma separated host names.
-- ``REDIS_URL``: shared cache when set; local memory otherwise.
+- ``REDIS_URL``: shared cache when set; local memory otherwise. It holds the
+  API and login throttling counters, so set it with more than one worker.
+- ``DJANGO_CACHE_KEY_PREFIX``: prefix of every cache key (several sites, one Redis).
+- ``DJANGO_CSRF_TRUSTED_ORIGINS``: comma separated origins (``https://quiz.example.org``).
+- ``DJANGO_SECURE_SSL_REDIRECT``: redirect http to https; on by default with debug off.
+  The app runs behind a TLS-terminating proxy that sets ``X-Forwarded-Proto``.
+- ``DJANGO_NUM_PROXIES``: how many proxies in front of the app append to
+  ``X-Forwarded-For`` (1 by default with debug off: the TLS proxy; 0 in debug:
+  the client is REMOTE_ADDR). The throttles count per client address.
+- ``DJANGO_API_THROTTLE_USER`` / ``DJANGO_API_THROTTLE_ANON``: API rates per user
+  and per anonymous address (``600/min``, ``60/min``).
+- ``DJANGO_LOGIN_THROTTLE_USERNAME_FAILURES`` / ``_IP_FAILURES`` / ``_WINDOW``: failed
+  logins per username (5) and per address (20) within the window (900 s) before
+  logins are refused with 429.
 """
 
 import os
@@ -61,6 +74,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "quizzes.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -69,7 +83,11 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "quizzes.accounts.LoginThrottledMiddleware",
 ]
+
+# Every password check goes through the login throttle (quizzes/accounts.py).
+AUTHENTICATION_BACKENDS = ["quizzes.accounts.ThrottledModelBackend"]
 
 ROOT_URLCONF = "lms.urls"
 
@@ -114,6 +132,12 @@ if REDIS_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+CACHES["default"]["KEY_PREFIX"] = os.environ.get("DJANGO_CACHE_KEY_PREFIX", "")
+
+# Login throttling (quizzes/accounts.py): failed logins per username and per address.
+LOGIN_THROTTLE_USERNAME_FAILURES = int(os.environ.get("DJANGO_LOGIN_THROTTLE_USERNAME_FAILURES", "5"))
+LOGIN_THROTTLE_IP_FAILURES = int(os.environ.get("DJANGO_LOGIN_THROTTLE_IP_FAILURES", "20"))
+LOGIN_THROTTLE_WINDOW = int(os.environ.get("DJANGO_LOGIN_THROTTLE_WINDOW", "900"))
 
 # Internationalisation ------------------------------------------------------
 
@@ -156,6 +180,19 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 20,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "quizzes.api.exceptions.api_exception_handler",
+    # Counted in the cache (Redis with REDIS_URL): the limits hold across workers and servers.
+    "DEFAULT_THROTTLE_CLASSES": [
+        "quizzes.security.UserRateThrottle",
+        "quizzes.security.AnonRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "user": os.environ.get("DJANGO_API_THROTTLE_USER", "600/min"),
+        "anon": os.environ.get("DJANGO_API_THROTTLE_ANON", "60/min"),
+    },
+    # Whom the throttles count per address. Production runs behind one TLS-terminating
+    # proxy that appends the client's address to X-Forwarded-For: the last entry is it
+    # (whatever a client put before it). 0 (debug): REMOTE_ADDR.
+    "NUM_PROXIES": int(os.environ.get("DJANGO_NUM_PROXIES", "0" if DEBUG else "1")),
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Quizzes API",
@@ -173,6 +210,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # No badge from the online validator: the Content-Security-Policy allows no other origin.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
 }
 
 # Static files ----------------------------------------------------------------
@@ -196,7 +235,34 @@ LOGOUT_REDIRECT_URL = "login"
 
 # Security (production: DJANGO_DEBUG off) -------------------------------------
 
-SESSION_COOKIE_SECURE = not DEBUG
-CSRF_COOKIE_SECURE = not DEBUG
+# TLS ends at the proxy in front of the app, which sets X-Forwarded-Proto (and must
+# overwrite a client's own): a request is secure when it says "https".
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = env_flag("DJANGO_SECURE_SSL_REDIRECT", not DEBUG)
+SECURE_HSTS_SECONDS = 0 if DEBUG else 365 * 24 * 60 * 60
+SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+SECURE_HSTS_PRELOAD = True
 SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+SESSION_COOKIE_SECURE = not DEBUG
+SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_SECURE = not DEBUG
+LANGUAGE_COOKIE_SECURE = not DEBUG
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
 X_FRAME_OPTIONS = "DENY"
+
+# Sent on every response by quizzes.security.ContentSecurityPolicyMiddleware. No
+# 'unsafe-inline' or 'unsafe-eval': pages load their scripts and styles from files.
+CONTENT_SECURITY_POLICY = {
+    "default-src": ["'self'"],
+    "script-src": ["'self'"],
+    "style-src": ["'self'"],
+    "img-src": ["'self'", "data:"],
+    "font-src": ["'self'"],
+    "connect-src": ["'self'"],
+    "form-action": ["'self'"],
+    "frame-ancestors": ["'none'"],
+    "base-uri": ["'self'"],
+    "object-src": ["'none'"],
+}

@@ -5,7 +5,7 @@ import os
 os.environ.setdefault("DJANGO_SECRET_KEY", "tests-only-secret-key-not-for-production-use-0123456789")
 
 from lms.settings import *  # noqa: F403
-from lms.settings import STORAGES
+from lms.settings import REST_FRAMEWORK, STORAGES
 
 # Tests render templates without running collectstatic first.
 STORAGES["staticfiles"] = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
@@ -15,3 +15,10 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # collectstatic output that tests never build.
 WHITENOISE_AUTOREFRESH = True
 WHITENOISE_USE_FINDERS = True
+# The test client and the live server speak plain http.
+SECURE_SSL_REDIRECT = False
+# Throttles far out of reach of the suite; tests/test_throttling.py and
+# tests/test_security.py lower them where they test them.
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {"user": "1000000/min", "anon": "1000000/min"}
+LOGIN_THROTTLE_USERNAME_FAILURES = 1_000_000
+LOGIN_THROTTLE_IP_FAILURES = 1_000_000

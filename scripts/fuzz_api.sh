@@ -16,6 +16,14 @@ export DJANGO_DEBUG=0
 export DJANGO_SECRET_KEY="fuzz-$(date +%s)-not-a-real-secret-0123456789abcdefghijklmnopqrstuvwxyz"
 export DJANGO_ALLOWED_HOSTS=127.0.0.1,localhost
 export DATABASE_URL="${FUZZ_DATABASE_URL:-sqlite:///$WORK/fuzz.sqlite3}"
+# Plain http on 127.0.0.1, no TLS proxy in front: no redirect to https.
+export DJANGO_SECURE_SSL_REDIRECT=0
+export DJANGO_NUM_PROXIES=0
+# Throttles out of reach: the fuzzer sends far more requests (and failed logins) than a person.
+export DJANGO_API_THROTTLE_USER=1000000/min
+export DJANGO_API_THROTTLE_ANON=1000000/min
+export DJANGO_LOGIN_THROTTLE_USERNAME_FAILURES=1000000
+export DJANGO_LOGIN_THROTTLE_IP_FAILURES=1000000
 
 if [[ "$DATABASE_URL" == postgres* ]]; then
   # A fresh database each run, so that earlier runs' attempts don't shape this one.

@@ -10,6 +10,7 @@ from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.exceptions import NotFound
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from quizzes.api.exceptions import ApiError
@@ -60,6 +61,10 @@ def errors(*statuses: int) -> dict[int, OpenApiResponse]:
         405: "Method not allowed.",
         409: "Conflict with the attempt's state (already answered, finished, no attempts left).",
         422: "The Idempotency-Key was already used for a different request.",
+        429: (
+            "Too many requests: this user's or address's API rate, or (token) too many failed logins "
+            "for this username or address. Retry after the Retry-After header's seconds."
+        ),
         413: "Request body too large.",
         415: "Unsupported media type.",
     }
@@ -90,10 +95,13 @@ class TokenView(ObtainAuthToken):
     """Exchange a username and password for an API token."""
 
     parser_classes = (StrictJSONParser, FormParser, MultiPartParser)
+    # ObtainAuthToken turns rate throttles off; keep the anonymous rate per address
+    # (failed logins are throttled separately, in quizzes/accounts.py).
+    throttle_classes = api_settings.DEFAULT_THROTTLE_CLASSES
 
     @extend_schema(
         request=TokenRequestSerializer,
-        responses={200: TokenSerializer, **errors(400, 413, 415)},
+        responses={200: TokenSerializer, **errors(400, 413, 415, 429)},
         auth=[],
         summary="Obtain a token",
     )
@@ -101,7 +109,9 @@ class TokenView(ObtainAuthToken):
         return super().post(request, *args, **kwargs)
 
 
-@extend_schema(parameters=[LANG_PARAMETER], responses={200: QuizProgressSerializer(many=True), **errors(400, 401, 404)})
+@extend_schema(
+    parameters=[LANG_PARAMETER], responses={200: QuizProgressSerializer(many=True), **errors(400, 401, 404, 429)}
+)
 class QuizListView(LanguageMixin, generics.ListAPIView):
     """The quizzes the user may take, with their progress."""
 
@@ -111,7 +121,7 @@ class QuizListView(LanguageMixin, generics.ListAPIView):
         return student_quizzes(user=self.request.user)
 
 
-@extend_schema(parameters=[LANG_PARAMETER], responses={200: QuizDetailSerializer, **errors(400, 401, 403, 404)})
+@extend_schema(parameters=[LANG_PARAMETER], responses={200: QuizDetailSerializer, **errors(400, 401, 403, 404, 429)})
 class QuizDetailView(LanguageMixin, generics.RetrieveAPIView):
     """A quiz's questions and choices, with ids; no hint of the right answers."""
 
@@ -134,7 +144,7 @@ class AttemptStartView(LanguageMixin, APIView):
         responses={
             201: OpenApiResponse(AttemptSerializer, description="A new attempt."),
             200: OpenApiResponse(AttemptSerializer, description="The attempt in progress, resumed."),
-            **errors(400, 401, 403, 404, 409, 422),
+            **errors(400, 401, 403, 404, 409, 422, 429),
         },
         summary="Start or resume an attempt",
     )
@@ -151,7 +161,7 @@ class AttemptStartView(LanguageMixin, APIView):
         )
 
 
-@extend_schema(parameters=[LANG_PARAMETER], responses={200: AttemptSerializer, **errors(400, 401, 404)})
+@extend_schema(parameters=[LANG_PARAMETER], responses={200: AttemptSerializer, **errors(400, 401, 404, 429)})
 class AttemptDetailView(LanguageMixin, generics.RetrieveAPIView):
     """An attempt of the user's, with feedback for the questions already answered."""
 
@@ -170,7 +180,7 @@ class AnswerCreateView(LanguageMixin, APIView):
             200: OpenApiResponse(
                 AnswerFeedbackSerializer, description="The same choice was recorded already (a retry); its feedback."
             ),
-            **errors(400, 401, 403, 404, 409, 413, 415, 422),
+            **errors(400, 401, 403, 404, 409, 413, 415, 422, 429),
         },
         summary="Answer a question",
     )
@@ -195,7 +205,7 @@ class AttemptFinishView(LanguageMixin, APIView):
     @extend_schema(
         request=None,
         parameters=[LANG_PARAMETER, IDEMPOTENCY_PARAMETER],
-        responses={200: AttemptResultSerializer, **errors(400, 401, 403, 404, 422)},
+        responses={200: AttemptResultSerializer, **errors(400, 401, 403, 404, 422, 429)},
         summary="Finish an attempt (repeating it returns the same result)",
     )
     @idempotent
@@ -205,7 +215,7 @@ class AttemptFinishView(LanguageMixin, APIView):
 
 
 @extend_schema(
-    parameters=[LANG_PARAMETER], responses={200: CourseProgressSerializer(many=True), **errors(400, 401, 404)}
+    parameters=[LANG_PARAMETER], responses={200: CourseProgressSerializer(many=True), **errors(400, 401, 404, 429)}
 )
 class ProgressView(LanguageMixin, generics.ListAPIView):
     """Progress per course (quizzes passed of quizzes) and per quiz."""

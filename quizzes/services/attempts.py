@@ -22,6 +22,7 @@ NO_ATTEMPTS_LEFT = _("You have used all your attempts at this quiz.")
 ATTEMPT_FINISHED = _("This attempt is finished; its answers can no longer change.")
 QUESTION_NOT_IN_QUIZ = _("That question is not part of this quiz.")
 CHOICE_NOT_IN_QUESTION = _("That choice is not one of this question's choices.")
+START_RACED = _("Another request changed your attempts at this quiz at the same moment; please try again.")
 ALREADY_ANSWERED = _("You have already answered this question; the first answer is final.")
 
 
@@ -77,8 +78,8 @@ def attempt_start(*, user, quiz: Quiz) -> tuple[Attempt, bool]:
         except IntegrityError:
             # Another request started one first (only possible where the lock is a no-op).
             current = Attempt.objects.filter(user=user, quiz=quiz, state=Attempt.State.IN_PROGRESS).first()
-            if current is None:
-                raise
+            if current is None:  # it took this attempt's number and finished already
+                raise AttemptError(START_RACED, code="start_conflict", status=409) from None
             return current, False
     return attempt, True
 

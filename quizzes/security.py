@@ -1,0 +1,168 @@
+"""HTTP security that settings alone don't give: a Content-Security-Policy, and
+counters shared by all workers (API throttling, login throttling).
+
+- ``ContentSecurityPolicyMiddleware`` puts ``settings.CONTENT_SECURITY_POLICY``
+  on every response; a view may add sources with ``csp_update``, e.g. the hash
+  of one inline ``<style>`` block of a third-party template
+  (``template_inline_style_hashes``), never 'unsafe-inline'.
+- ``WindowCounter``: how many times something happened in a window that starts
+  at the first time; atomic in the cache (Redis INCR with ``REDIS_URL``), so
+  that every gunicorn worker and server counts the same events.
+- ``UserRateThrottle``/``AnonRateThrottle``: DRF's, counted with a
+  ``WindowCounter`` instead of DRF's read-modify-write history list, which
+  concurrent requests on several workers overwrite (and so let through more
+  than the rate).
+"""
+
+import base64
+import hashlib
+import re
+import time
+from functools import wraps
+
+from django.conf import settings
+from django.core.cache import caches
+from django.template.loader import get_template
+from rest_framework import throttling
+from rest_framework.settings import api_settings
+
+CSP_HEADER = "Content-Security-Policy"
+
+
+def csp_header_value(directives: dict[str, list[str]]) -> str:
+    return "; ".join(" ".join([name, *sources]) for name, sources in directives.items())
+
+
+class ContentSecurityPolicyMiddleware:
+    """``Content-Security-Policy`` from ``settings.CONTENT_SECURITY_POLICY`` on every response."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+        self.directives = {name: list(sources) for name, sources in settings.CONTENT_SECURITY_POLICY.items()}
+        self.header = csp_header_value(self.directives)
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if CSP_HEADER in response:
+            return response
+        extra = getattr(response, "csp_update", None)
+        if extra:
+            directives = {name: list(sources) for name, sources in self.directives.items()}
+            for name, sources in extra.items():
+                directives.setdefault(name, []).extend(source for source in sources if source not in directives[name])
+            response[CSP_HEADER] = csp_header_value(directives)
+        else:
+            response[CSP_HEADER] = self.header
+        return response
+
+
+def csp_update(**directives: list[str]):
+    """View decorator: add sources to the policy of this view's responses (``style_src=[...]``)."""
+    update = {name.replace("_", "-"): list(sources) for name, sources in directives.items()}
+
+    def decorator(view):
+        @wraps(view)
+        def wrapped(request, *args, **kwargs):
+            response = view(request, *args, **kwargs)
+            response.csp_update = update
+            return response
+
+        return wrapped
+
+    return decorator
+
+
+def template_inline_style_hashes(template_name: str) -> list[str]:
+    """CSP sources ('sha256-...') for the inline ``<style>`` blocks of a template without tags inside them."""
+    source = get_template(template_name).template.source
+    hashes = []
+    for block in re.findall(r"<style[^>]*>(.*?)</style>", source, flags=re.DOTALL):
+        if "{%" in block or "{{" in block:
+            raise ValueError(f"{template_name}: an inline style with template tags can't be hashed ahead")
+        digest = base64.b64encode(hashlib.sha256(block.encode()).digest()).decode()
+        hashes.append(f"'sha256-{digest}'")
+    return hashes
+
+
+# Counters shared by all workers ------------------------------------------------
+
+
+class WindowCounter:
+    """Events per key in a window of ``window`` seconds that starts at the key's first event.
+
+    The count is a cache integer (``add`` then ``incr``: atomic in Redis and in
+    the local-memory cache), so concurrent workers never lose a count.
+    """
+
+    def __init__(self, prefix: str, window: int, cache_alias: str = "default"):
+        self.prefix = prefix
+        self.window = window
+        self.cache = caches[cache_alias]
+
+    def _keys(self, key: str) -> tuple[str, str]:
+        return f"{self.prefix}:{key}:n", f"{self.prefix}:{key}:t"
+
+    def incr(self, key: str) -> int:
+        """Count one event; the count in the window so far, this one included."""
+        count_key, start_key = self._keys(key)
+        if self.cache.add(count_key, 1, timeout=self.window):
+            self.cache.set(start_key, time.time(), timeout=self.window)
+            return 1
+        try:
+            return self.cache.incr(count_key)
+        except ValueError:  # the window ended between add() and incr()
+            self.cache.set(count_key, 1, timeout=self.window)
+            self.cache.set(start_key, time.time(), timeout=self.window)
+            return 1
+
+    def count(self, key: str) -> int:
+        return self.cache.get(self._keys(key)[0], 0)
+
+    def reset(self, key: str) -> None:
+        self.cache.delete_many(self._keys(key))
+
+    def retry_after(self, key: str) -> int:
+        """Seconds until the key's window ends (at least 1)."""
+        start = self.cache.get(self._keys(key)[1])
+        remaining = self.window if start is None else start + self.window - time.time()
+        return max(1, min(self.window, int(remaining + 0.999)))
+
+
+class AtomicRateThrottleMixin:
+    """DRF's rate semantics (num_requests per duration), counted atomically across workers.
+
+    Rates are read from the settings at each request (DRF freezes them at import),
+    so that tests can change them with ``override_settings``.
+    """
+
+    def get_rate(self):
+        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+
+    def allow_request(self, request, view):
+        self.rate = self.get_rate()
+        if self.rate is None:
+            return True
+        self.num_requests, self.duration = self.parse_rate(self.rate)
+        self.key = self.get_cache_key(request, view)
+        if self.key is None:
+            return True
+        self.counter = WindowCounter("throttle", self.duration)
+        return self.counter.incr(self.key) <= self.num_requests
+
+    def wait(self):
+        return self.counter.retry_after(self.key)
+
+
+class UserRateThrottle(AtomicRateThrottleMixin, throttling.UserRateThrottle):
+    pass
+
+
+class AnonRateThrottle(AtomicRateThrottleMixin, throttling.AnonRateThrottle):
+    pass
+
+
+def client_ip(request) -> str | None:
+    """The client's address as the API throttles see it (REST_FRAMEWORK NUM_PROXIES)."""
+    if request is None:
+        return None
+    return throttling.BaseThrottle().get_ident(request) or None

@@ -1,0 +1,255 @@
+"""A live gunicorn (production settings, 4 workers) on a throwaway PostgreSQL database.
+
+The ``live_api`` fixture is session-scoped and shared by test_races.py and
+test_faults.py. It creates ``lms_race_<pid>`` on the PostgreSQL server of the
+test settings, migrates it (``manage.py migrate``), loads fixtures/*.json and
+creates a pool of enrolled students with API tokens (one ``manage.py shell -c``), starts
+gunicorn on a free port of 127.0.0.1, and at the end stops it and drops the
+database. It is only set up for a test that runs, so never on SQLite.
+"""
+
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from itertools import count
+from pathlib import Path
+
+import pytest
+import requests
+from psycopg import sql
+
+from tests.concurrency import FAULT_REPORT, WORKERS, admin_connect, admin_params
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent.parent
+FIXTURE_FILES = sorted(str(path) for path in (PROJECT_DIR / "fixtures").glob("*.json"))
+POOL_SIZE = 64
+STARTUP_TIMEOUT = 30.0
+
+# One manage.py process for the fixtures and the students: each Django start costs a second or two.
+LOAD_AND_CREATE_STUDENTS = """
+import json, os
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from rest_framework.authtoken.models import Token
+from quizzes.models import Course, Quiz
+from quizzes.services import enrollment_create
+
+call_command("loaddata", *json.loads(os.environ["RACE_FIXTURES"]), verbosity=0)
+course = Course.objects.get(slug="memory-efficient-training")
+tokens = {}
+for number in range(int(os.environ["RACE_STUDENTS"])):
+    user = get_user_model()(username=f"racer-{number:03d}")
+    user.set_unusable_password()
+    user.save()
+    enrollment_create(user=user, course=course)
+    tokens[user.username] = Token.objects.create(user=user).key
+quizzes = {
+    quiz.slug: [
+        {
+            "id": question.pk,
+            "position": question.position,
+            "choices": [{"id": c.pk, "correct": c.is_correct} for c in question.choices.order_by("position")],
+        }
+        for question in quiz.questions.order_by("position")
+    ]
+    for quiz in Quiz.objects.filter(course=course)
+}
+print("STUDENTS=" + json.dumps({"tokens": tokens, "quizzes": quizzes}))
+"""
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@dataclass
+class LiveApi:
+    url: str
+    dbname: str
+    process: subprocess.Popen
+    log_path: Path
+    tokens: dict[str, str]
+    quizzes: dict[str, list[dict]]
+    _next: count = field(default_factory=count)
+
+    def students(self, number: int) -> list[tuple[str, str]]:
+        """``number`` students (username, token) no other test has used."""
+        names = sorted(self.tokens)
+        picked = [names[next(self._next)] for _ in range(number)]
+        return [(name, self.tokens[name]) for name in picked]
+
+    def api(self, path: str) -> str:
+        return f"{self.url}/api/v1/{path.lstrip('/')}"
+
+    def query(self, statement: str, params=()) -> list[tuple]:
+        """Rows from the server's database (a short connection of its own)."""
+        with admin_connect(self.dbname) as connection:
+            return connection.execute(statement, params).fetchall()
+
+    @property
+    def master_pid(self) -> int:
+        return self.process.pid
+
+    def worker_pids(self) -> list[int]:
+        """The master's live child processes: its workers."""
+        children = Path(f"/proc/{self.master_pid}/task/{self.master_pid}/children")
+        if children.exists():
+            pids = [int(pid) for pid in children.read_text().split()]
+        else:
+            ps = subprocess.run(["ps", "--ppid", str(self.master_pid), "-o", "pid="], capture_output=True, text=True)
+            pids = [int(pid) for pid in ps.stdout.split()]
+        return [pid for pid in pids if _alive(pid)]
+
+    def log_size(self) -> int:
+        return self.log_path.stat().st_size if self.log_path.exists() else 0
+
+    def log_since(self, offset: int) -> str:
+        if not self.log_path.exists():
+            return ""
+        with self.log_path.open("rb") as log:
+            log.seek(offset)
+            return log.read().decode(errors="replace")
+
+    def healthy(self, token: str, timeout: float = 2.0) -> bool:
+        try:
+            response = requests.get(self.api("quizzes/"), headers={"Authorization": f"Token {token}"}, timeout=timeout)
+        except requests.RequestException:
+            return False
+        return response.status_code == 200
+
+    def wait_healthy(self, token: str, within: float) -> float | None:
+        """Seconds until a request succeeds (polling every 50 ms), None if not within ``within``."""
+        started = time.monotonic()
+        while time.monotonic() - started < within:
+            if self.healthy(token, timeout=max(0.2, within - (time.monotonic() - started))):
+                return time.monotonic() - started
+            time.sleep(0.05)
+        return None
+
+    def wait_workers(self, number: int = WORKERS, within: float = 10.0) -> float | None:
+        started = time.monotonic()
+        while time.monotonic() - started < within:
+            if len(self.worker_pids()) >= number:
+                return time.monotonic() - started
+            time.sleep(0.05)
+        return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in {"Z", "X"}
+
+
+def _manage(env: dict, *args: str) -> str:
+    result = subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=PROJECT_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"manage.py {' '.join(args[:2])} failed:\n{result.stdout}\n{result.stderr}")
+    return result.stdout
+
+
+@pytest.fixture(scope="session")
+def live_api(tmp_path_factory):
+    dbname = f"lms_race_{os.getpid()}"
+    work = tmp_path_factory.mktemp("live_api")
+    params = admin_params()
+    password = f":{params['password']}" if params["password"] else ""
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "lms.settings",
+        "DJANGO_DEBUG": "0",
+        "DJANGO_SECRET_KEY": f"race-{secrets.token_urlsafe(48)}",
+        "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
+        "DJANGO_SECURE_SSL_REDIRECT": "0",
+        # API throttles out of the way (both spellings: the brief's, and settings.py's).
+        "DJANGO_API_USER_RATE": "100000/min",
+        "DJANGO_API_ANON_RATE": "100000/min",
+        "DJANGO_API_THROTTLE_USER": "100000/min",
+        "DJANGO_API_THROTTLE_ANON": "100000/min",
+        "DATABASE_URL": f"postgres://{params['user']}{password}@{params['host']}:{params['port']}/{dbname}",
+        "RACE_STUDENTS": str(POOL_SIZE),
+        "RACE_FIXTURES": json.dumps(FIXTURE_FILES),
+        "PYTHONUNBUFFERED": "1",
+    }
+    env.pop("REDIS_URL", None)  # the server keeps its (throttle) cache to itself
+
+    with admin_connect() as admin:
+        admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(dbname)))
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(dbname)))
+    process = None
+    try:
+        _manage(env, "migrate", "--noinput", "-v0")
+        output = _manage(env, "shell", "-v0", "-c", LOAD_AND_CREATE_STUDENTS)
+        students = json.loads(next(line for line in output.splitlines() if line.startswith("STUDENTS="))[9:])
+
+        port = _free_port()
+        log_path = work / "gunicorn.log"
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "lms.wsgi:application",
+                "--bind",
+                f"127.0.0.1:{port}",
+                "--workers",
+                str(WORKERS),
+                "--no-control-socket",
+                "--timeout",
+                "30",
+                "--graceful-timeout",
+                "5",
+                "--error-logfile",
+                str(log_path),
+            ],
+            cwd=PROJECT_DIR,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        server = LiveApi(
+            url=f"http://127.0.0.1:{port}",
+            dbname=dbname,
+            process=process,
+            log_path=log_path,
+            tokens=students["tokens"],
+            quizzes=students["quizzes"],
+        )
+        probe_token = next(iter(server.tokens.values()))
+        if server.wait_healthy(probe_token, within=STARTUP_TIMEOUT) is None or server.wait_workers() is None:
+            raise RuntimeError(f"gunicorn did not come up:\n{server.log_since(0)[-4000:]}")
+        yield server
+    finally:
+        if process is not None and process.poll() is None:
+            process.send_signal(signal.SIGQUIT)  # quick shutdown: idle sync workers don't linger
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=5)
+        with admin_connect() as admin:
+            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(dbname)))
+
+
+def pytest_terminal_summary(terminalreporter):
+    if FAULT_REPORT:
+        terminalreporter.section("fault injection")
+        for line in FAULT_REPORT:
+            terminalreporter.write_line(line)
