@@ -16,6 +16,7 @@ from django.test import Client, override_settings
 
 from quizzes.models import Quiz
 from quizzes.services import attempt_start
+from tests.browser import BROWSER_MISSING, CHROMIUM, CHROMIUM_ARGS
 from tests.factories import DEFAULT_PASSWORD, UserFactory
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
@@ -296,21 +297,6 @@ def test_frame_ancestors_and_x_frame_options(client, db):
 
 # In a real browser: no CSP violation on the pages most likely to have one --------
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-
-
-def _browser_missing_reason() -> str | None:
-    if not CHROMIUM.exists():
-        return f"browser tests need chromium at {CHROMIUM} (apt-get install chromium fonts-noto-core)"
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "browser tests need the playwright package (pip install -r requirements-dev.txt)"
-    return None
-
-
-BROWSER_MISSING = _browser_missing_reason()
 
 # Collects violations that reach no console message too (none of the pages may have any).
 CSP_LISTENER = """

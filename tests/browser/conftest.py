@@ -19,11 +19,10 @@ from django.core.management import call_command
 
 from quizzes.models import Course, Question
 from quizzes.services import enrollment_create
+from tests.browser import BROWSER_MISSING, CHROMIUM, CHROMIUM_ARGS
 from tests.conftest import FIXTURE_FILES, SEEDS_DIR
 from tests.factories import DEFAULT_PASSWORD, UserFactory
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 BROWSER_DIR = Path(__file__).resolve().parent
 PROJECT_DIR = BROWSER_DIR.parent.parent
 SCREENSHOTS_DIR = PROJECT_DIR / "artifacts" / "screenshots"
@@ -32,19 +31,6 @@ AXE_JS = BROWSER_DIR / "vendor" / "axe.min.js"
 ASYNC_UNSAFE = "DJANGO_ALLOW_ASYNC_UNSAFE"
 COURSE_SLUG = "memory-efficient-training"
 STUDENT_USERNAME = "browser-student"
-
-
-def _browser_missing_reason() -> str | None:
-    if not CHROMIUM.exists():
-        return f"browser tests need chromium at {CHROMIUM} (apt-get install chromium fonts-noto-core)"
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "browser tests need the playwright package (pip install -r requirements-dev.txt)"
-    return None
-
-
-BROWSER_MISSING = _browser_missing_reason()
 
 
 def pytest_collection_modifyitems(config, items):
