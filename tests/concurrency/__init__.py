@@ -112,19 +112,24 @@ def post_with_retry(
     *,
     token: str,
     json: dict | None = None,
+    idempotency_key: str | None = None,
     max_tries: int = 12,
     pause: float = 0.1,
     budget: float = 10.0,
 ) -> Delivery:
-    """POST until a non-5xx response: a 5xx or a broken connection is retried with the same body.
+    """POST until a non-5xx response: a 5xx or a broken connection is retried with the same body
+    (and the same Idempotency-Key, when given).
 
     Bounded by ``max_tries`` and by ``budget`` seconds.
     """
     delivery = Delivery()
+    headers = {"Authorization": f"Token {token}"}
+    if idempotency_key is not None:
+        headers["Idempotency-Key"] = idempotency_key
     deadline = time.monotonic() + budget
     for _ in range(max_tries):
         try:
-            response = session.post(url, json=json, headers={"Authorization": f"Token {token}"}, timeout=HTTP_TIMEOUT)
+            response = session.post(url, json=json, headers=headers, timeout=HTTP_TIMEOUT)
         except requests.RequestException as error:
             delivery.tries.append(type(error).__name__)
         else:

@@ -95,6 +95,7 @@ def run_load(live_api, jobs: list[Job], inject) -> None:
                     live_api.api(f"attempts/{job.attempt}/answers/"),
                     token=job.token,
                     json={"question": job.question, "choice": job.choice},
+                    idempotency_key=idempotency_key(job),
                 )
                 completed.append(job)
 
@@ -111,6 +112,10 @@ def run_load(live_api, jobs: list[Job], inject) -> None:
     outcomes = run_together(CLIENTS + 1, role, timeout=LOAD_TIMEOUT, uses_db=False)
     errors = [outcome for outcome in outcomes if isinstance(outcome, BaseException)]
     assert not errors, errors
+
+
+def idempotency_key(job: Job) -> str:
+    return f"answer-{job.attempt}-{job.question}"
 
 
 def at_progress(thresholds, progress, finished, action) -> list:
@@ -155,6 +160,13 @@ def check_answers(live_api, jobs: list[Job]) -> dict:
     assert len(stored) == len(jobs)
     for job in jobs:
         assert stored[(job.attempt, job.question)] == (job.choice, job.correct)
+    # Each client retried with its Idempotency-Key: one recorded response per answer, and
+    # a retry whose first reply was lost got that response replayed.
+    keys = live_api.query(
+        "SELECT key, count(*) FROM quizzes_idempotencykey WHERE key = ANY(%s) GROUP BY key",
+        [[idempotency_key(job) for job in jobs]],
+    )
+    assert sorted(keys) == sorted((idempotency_key(job), 1) for job in jobs)
 
     tries = [item for job in jobs for item in job.delivery.tries]
     return {
