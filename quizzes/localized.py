@@ -29,10 +29,6 @@ class LocalizedQuestion:
     explanation: LocalizedText
     choices: list[LocalizedChoice]
 
-    @property
-    def is_translated(self) -> bool:
-        return not self.text.is_fallback
-
 
 @dataclass(frozen=True)
 class LocalizedQuiz:

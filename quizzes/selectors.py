@@ -8,13 +8,15 @@ from quizzes.models import Answer, Attempt, Choice, Course, Enrollment, Question
 
 def quiz_content_queryset() -> QuerySet[Quiz]:
     """Quizzes with their course, questions and choices, in order."""
-    return Quiz.objects.select_related("course").prefetch_related(
-        Prefetch(
-            "questions",
-            queryset=Question.objects.order_by("position").prefetch_related(
-                Prefetch("choices", queryset=Choice.objects.order_by("position"))
-            ),
-        )
+    return Quiz.objects.select_related("course").prefetch_related(_questions_with_choices())
+
+
+def _questions_with_choices() -> Prefetch:
+    return Prefetch(
+        "questions",
+        queryset=Question.objects.order_by("position").prefetch_related(
+            Prefetch("choices", queryset=Choice.objects.order_by("position"))
+        ),
     )
 
 
@@ -62,6 +64,11 @@ def student_courses(*, user) -> QuerySet[Course]:
     )
 
 
+def course_quizzes_passed(course: Course) -> int:
+    """Quizzes of a course from ``student_courses`` that the student has passed."""
+    return sum(bool(quiz.passed) for quiz in course.progress_quizzes)
+
+
 def joinable_courses(*, user) -> QuerySet[Course]:
     """Courses open to self-enrolment that ``user`` has not joined."""
     return Course.objects.filter(allow_self_enrollment=True).exclude(enrollments__user=user).order_by("slug")
@@ -97,18 +104,7 @@ def student_quizzes(*, user) -> QuerySet[Quiz]:
 
 def quiz_detail_queryset(*, user) -> QuerySet[Quiz]:
     """Published quizzes with ``user``'s progress and all questions and choices."""
-    return (
-        quiz_progress_queryset(user=user)
-        .select_related("course")
-        .prefetch_related(
-            Prefetch(
-                "questions",
-                queryset=Question.objects.order_by("position").prefetch_related(
-                    Prefetch("choices", queryset=Choice.objects.order_by("position"))
-                ),
-            )
-        )
-    )
+    return quiz_progress_queryset(user=user).select_related("course").prefetch_related(_questions_with_choices())
 
 
 def student_attempts_with_feedback(*, user) -> QuerySet[Attempt]:

@@ -19,6 +19,7 @@ from quizzes.localized import quiz_localize
 from quizzes.models import Attempt, Course, Question, Quiz
 from quizzes.selectors import (
     attempt_answers_by_question,
+    course_quizzes_passed,
     is_enrolled,
     joinable_courses,
     published_quiz_get,
@@ -48,7 +49,7 @@ ENROLLED = _("You are now enrolled in %(course)s.")
 def dashboard(request):
     courses = list(student_courses(user=request.user))
     for course in courses:
-        course.passed_count = sum(bool(quiz.passed) for quiz in course.progress_quizzes)
+        course.passed_count = course_quizzes_passed(course)
         course.resume = next((quiz for quiz in course.progress_quizzes if quiz.in_progress_id), None)
     context = {"courses": courses, "joinable": list(joinable_courses(user=request.user))}
     return render(request, "quizzes/dashboard.html", context)

@@ -13,6 +13,7 @@ from rest_framework import serializers
 
 from quizzes.i18n import localized
 from quizzes.models import Answer, Attempt, Choice, Course, Question, Quiz
+from quizzes.selectors import course_quizzes_passed
 
 MAX_ID = 2**63 - 1
 LANGUAGE_CODES = [code for code, _name in settings.LANGUAGES]
@@ -216,4 +217,4 @@ class CourseProgressSerializer(serializers.ModelSerializer):
         return len(course.progress_quizzes)
 
     def get_quizzes_passed(self, course) -> int:
-        return sum(bool(quiz.passed) for quiz in course.progress_quizzes)
+        return course_quizzes_passed(course)
