@@ -66,6 +66,51 @@ class Enrollment(models.Model):
         return f"{self.user} @ {self.course}"
 
 
+class EnrollmentChange(models.Model):
+    """A line of a course's enrolment history: who joined or left, when, by whose hand.
+
+    Unenrolling deletes the Enrollment row (access ends at once) but keeps the
+    student's attempts and answers; this log keeps the history of the change.
+    """
+
+    class Action(models.TextChoices):
+        ENROLLED = "enrolled", _("enrolled")
+        UNENROLLED = "unenrolled", _("unenrolled")
+
+    class Source(models.TextChoices):
+        SELF = "self", _("by the student")
+        STAFF = "staff", _("by staff")
+        BULK = "bulk", _("by staff, in bulk")
+        SYSTEM = "system", _("by the system")
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="enrollment_changes", verbose_name=_("user")
+    )
+    course = models.ForeignKey(
+        Course, on_delete=models.CASCADE, related_name="enrollment_changes", verbose_name=_("course")
+    )
+    action = models.CharField(_("action"), max_length=20, choices=Action.choices)
+    source = models.CharField(_("source"), max_length=20, choices=Source.choices)
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("changed by"),
+    )
+    changed_at = models.DateTimeField(_("changed at"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["-changed_at", "-pk"]
+        verbose_name = _("enrolment change")
+        verbose_name_plural = _("enrolment changes")
+        indexes = [models.Index(fields=["course", "user"], name="enrollmentchange_course_user")]
+
+    def __str__(self):
+        return f"{self.user} @ {self.course}: {self.get_action_display()}"
+
+
 class Quiz(models.Model):
     course = models.ForeignKey(Course, on_delete=models.PROTECT, related_name="quizzes", verbose_name=_("course"))
     slug = models.SlugField(_("slug"), max_length=100, unique=True)
@@ -105,6 +150,11 @@ class Question(models.Model):
     explanation = models.TextField(
         _("explanation"), blank=True, help_text=_("Shown after the student answers: why the right answer is right.")
     )
+    is_archived = models.BooleanField(
+        _("archived"),
+        default=False,
+        help_text=_("Archived questions are no longer asked; the answers students gave stay on record."),
+    )
 
     objects = QuestionManager()
 
@@ -132,6 +182,11 @@ class Choice(models.Model):
     position = models.PositiveSmallIntegerField(_("position"))
     text = models.CharField(_("text"), max_length=500)
     is_correct = models.BooleanField(_("correct"), default=False)
+    is_archived = models.BooleanField(
+        _("archived"),
+        default=False,
+        help_text=_("Archived choices are no longer offered; the answers that chose them stay on record."),
+    )
 
     objects = ChoiceManager()
 

@@ -12,11 +12,12 @@ def quiz_content_queryset() -> QuerySet[Quiz]:
 
 
 def _questions_with_choices() -> Prefetch:
+    # Archived questions and choices are no longer asked or offered (their answers stay on record).
     return Prefetch(
         "questions",
-        queryset=Question.objects.order_by("position").prefetch_related(
-            Prefetch("choices", queryset=Choice.objects.order_by("position"))
-        ),
+        queryset=Question.objects.filter(is_archived=False)
+        .order_by("position")
+        .prefetch_related(Prefetch("choices", queryset=Choice.objects.filter(is_archived=False).order_by("position"))),
     )
 
 

@@ -83,7 +83,7 @@ def quiz_detail(request, slug):
     attempts_left = None if not quiz.max_attempts else max(quiz.max_attempts - len(attempts), 0)
     context = {
         "quiz": quiz,
-        "question_count": quiz.questions.count(),
+        "question_count": quiz.questions.filter(is_archived=False).count(),
         "attempts": attempts,
         "in_progress": in_progress,
         "best": best,
@@ -112,7 +112,9 @@ def attempt_resume(request, pk):
     attempt = _own_attempt_or_404(request, pk)
     if attempt.is_finished:
         return redirect("quizzes:attempt_result", pk=attempt.pk)
-    positions = list(attempt.quiz.questions.order_by("position").values_list("pk", "position"))
+    positions = list(
+        attempt.quiz.questions.filter(is_archived=False).order_by("position").values_list("pk", "position")
+    )
     answered = set(attempt.answers.values_list("question_id", flat=True))
     unanswered = [position for question_id, position in positions if question_id not in answered]
     position = unanswered[0] if unanswered else positions[-1][1]
@@ -141,7 +143,9 @@ def _answer_submit(request, attempt: Attempt, position: int):
         return page.render(request, error_message=message, status=status)
 
     page_question_id = (
-        Question.objects.filter(quiz_id=attempt.quiz_id, position=position).values_list("pk", flat=True).first()
+        Question.objects.filter(quiz_id=attempt.quiz_id, position=position, is_archived=False)
+        .values_list("pk", flat=True)
+        .first()
     )
     if page_question_id is None:
         raise Http404
@@ -154,7 +158,7 @@ def _answer_submit(request, attempt: Attempt, position: int):
         return refuse(MALFORMED_ANSWER, 400)
     if question_id != page_question_id:
         # A form from another page (or forged): never record an answer the student did not see.
-        in_quiz = Question.objects.filter(pk=question_id, quiz_id=attempt.quiz_id).exists()
+        in_quiz = Question.objects.filter(pk=question_id, quiz_id=attempt.quiz_id, is_archived=False).exists()
         return refuse(OTHER_QUESTION if in_quiz else QUESTION_NOT_IN_QUIZ, 400)
     try:
         attempt_answer_submit(attempt=attempt, question_id=question_id, choice_id=choice_id, language=get_language())

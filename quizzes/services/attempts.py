@@ -72,7 +72,7 @@ def attempt_start(*, user, quiz: Quiz) -> tuple[Attempt, bool]:
                     user=user,
                     quiz=quiz,
                     number=used + 1,
-                    max_score=quiz.questions.count(),
+                    max_score=quiz.questions.filter(is_archived=False).count(),
                     pass_mark=quiz.pass_mark,
                 )
         except IntegrityError:
@@ -95,10 +95,10 @@ def attempt_answer_submit(*, attempt: Attempt, question_id: int, choice_id: int,
         locked = Attempt.objects.select_for_update().get(pk=attempt.pk)
         if locked.state != Attempt.State.IN_PROGRESS:
             raise AttemptError(ATTEMPT_FINISHED, code="attempt_finished", status=409)
-        question = Question.objects.filter(pk=question_id, quiz_id=locked.quiz_id).first()
+        question = Question.objects.filter(pk=question_id, quiz_id=locked.quiz_id, is_archived=False).first()
         if question is None:
             raise AttemptError(QUESTION_NOT_IN_QUIZ, code="question_not_in_quiz", status=400)
-        choice = Choice.objects.filter(pk=choice_id, question_id=question.pk).first()
+        choice = Choice.objects.filter(pk=choice_id, question_id=question.pk, is_archived=False).first()
         if choice is None:
             raise AttemptError(CHOICE_NOT_IN_QUESTION, code="choice_not_in_question", status=400)
         existing = Answer.objects.filter(attempt=locked, question=question).first()
