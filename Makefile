@@ -7,7 +7,7 @@ PORT ?= 8000
 # make run is for development: debug on, embedded SQLite unless DATABASE_URL says otherwise.
 DEV_ENV := DJANGO_DEBUG=1
 
-.PHONY: run test install setup lint fuzz messages clean
+.PHONY: run test install setup lint fuzz messages clean bench-stats bench
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,24 @@ fuzz: install
 lint: install
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+
+# Throughput and latency of the student paths against a bare-Django ceiling, the
+# burst and the two-server check (benchmarks/run.py; a few minutes). Needs the local
+# PostgreSQL (BENCH_DATABASE_URL, default lms_bench, recreated each run) and Redis
+# (BENCH_REDIS_URL, default db 14, emptied); installs wrk from Debian if missing.
+# BENCH_WORKERS, BENCH_THREADS, BENCH_CONNECTIONS, BENCH_DURATION tune the run.
+BENCH_WORKERS ?= 4
+BENCH_THREADS ?= 2
+BENCH_CONNECTIONS ?= 16
+BENCH_DURATION ?= 10
+bench: install
+	BENCH_WORKERS=$(BENCH_WORKERS) BENCH_THREADS=$(BENCH_THREADS) BENCH_CONNECTIONS=$(BENCH_CONNECTIONS) \
+	BENCH_DURATION=$(BENCH_DURATION) $(PY) -m benchmarks.run
+
+# The item statistics page with 100,000 answers, on PostgreSQL (not a timed test):
+# median and p95 of 20 renders, written to benchmarks/results/statistics-page.json.
+bench-stats: install
+	$(PY) benchmarks/statistics_page.py
 
 # Rebuild the catalogues after changing user-visible strings (needs GNU gettext).
 messages: install

@@ -129,10 +129,18 @@ AUTH_PASSWORD_VALIDATORS = [
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    # Django's RedisCache, keeping one client per connection pool (lms/redis_cache.py).
+    CACHES = {"default": {"BACKEND": "lms.redis_cache.ReusedClientRedisCache", "LOCATION": REDIS_URL}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 CACHES["default"]["KEY_PREFIX"] = os.environ.get("DJANGO_CACHE_KEY_PREFIX", "")
+
+# Sessions live in the database; with a shared cache (Redis) they are read from it
+# (written through to the database), which saves a query on every page. Not with the
+# per-process local memory cache: a logout in one worker would not reach the others.
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db" if REDIS_URL else "django.contrib.sessions.backends.db"
+# Saved only when changed (Django's default, stated here): a page view writes nothing.
+SESSION_SAVE_EVERY_REQUEST = False
 
 # Login throttling (quizzes/accounts.py): failed logins per username and per address.
 LOGIN_THROTTLE_USERNAME_FAILURES = int(os.environ.get("DJANGO_LOGIN_THROTTLE_USERNAME_FAILURES", "5"))

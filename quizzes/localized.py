@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from django.utils.translation import get_language_info
 
+from quizzes.content_cache import QuizContent
 from quizzes.i18n import LocalizedText, localized
 from quizzes.models import Quiz
 
@@ -43,8 +44,14 @@ class LocalizedQuiz:
         return get_language_info(self.language)["bidi"]
 
 
-def quiz_localize(*, quiz: Quiz, language: str) -> LocalizedQuiz:
-    """Pass a quiz from ``selectors.quiz_content_get`` (content prefetched)."""
+def _all(related):
+    # A cached snapshot holds tuples; a model instance, prefetched managers.
+    return related if isinstance(related, tuple) else related.all()
+
+
+def quiz_localize(*, quiz: Quiz | QuizContent, language: str) -> LocalizedQuiz:
+    """Pass a quiz from ``selectors.quiz_content_get`` (content prefetched), or
+    the cached snapshot from ``content_cache.quiz_content`` (what student pages use)."""
     return LocalizedQuiz(
         slug=quiz.slug,
         language=language,
@@ -63,9 +70,9 @@ def quiz_localize(*, quiz: Quiz, language: str) -> LocalizedQuiz:
                         text=localized(choice, "text", language),
                         is_correct=choice.is_correct,
                     )
-                    for choice in question.choices.all()
+                    for choice in _all(question.choices)
                 ],
             )
-            for question in quiz.questions.all()
+            for question in _all(quiz.questions)
         ],
     )

@@ -14,17 +14,18 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from quizzes.content_cache import quiz_content
 from quizzes.converters import parse_id
 from quizzes.localized import quiz_localize
-from quizzes.models import Attempt, Course, Question, Quiz
+from quizzes.models import Attempt, Course, Quiz
 from quizzes.selectors import (
     attempt_answers_by_question,
     course_quizzes_passed,
     is_enrolled,
     joinable_courses,
     published_quiz_get,
-    quiz_content_queryset,
     student_attempt_get,
+    student_attempt_with_answers,
     student_attempts,
     student_courses,
 )
@@ -83,7 +84,7 @@ def quiz_detail(request, slug):
     attempts_left = None if not quiz.max_attempts else max(quiz.max_attempts - len(attempts), 0)
     context = {
         "quiz": quiz,
-        "question_count": quiz.questions.filter(is_archived=False).count(),
+        "question_count": len(quiz_content(quiz.pk, quiz=quiz).questions),
         "attempts": attempts,
         "in_progress": in_progress,
         "best": best,
@@ -112,10 +113,10 @@ def attempt_resume(request, pk):
     attempt = _own_attempt_or_404(request, pk)
     if attempt.is_finished:
         return redirect("quizzes:attempt_result", pk=attempt.pk)
-    positions = list(
-        attempt.quiz.questions.filter(is_archived=False).order_by("position").values_list("pk", "position")
-    )
-    answered = set(attempt.answers.values_list("question_id", flat=True))
+    positions = [(question.id, question.position) for question in quiz_content(attempt.quiz_id).questions]
+    if not positions:
+        raise Http404
+    answered = set(attempt.answers.order_by().values_list("question_id", flat=True))
     unanswered = [position for question_id, position in positions if question_id not in answered]
     position = unanswered[0] if unanswered else positions[-1][1]
     return redirect("quizzes:attempt_question", pk=attempt.pk, position=position)
@@ -124,12 +125,15 @@ def attempt_resume(request, pk):
 @login_required
 @require_http_methods(["GET", "POST"])
 def attempt_question(request, pk, position):
-    attempt = _own_attempt_or_404(request, pk)
     if request.method == "POST":
-        return _answer_submit(request, attempt, position)
+        return _answer_submit(request, _own_attempt_or_404(request, pk), position)
+    try:
+        attempt, answers = student_attempt_with_answers(user=request.user, attempt_id=pk)
+    except Attempt.DoesNotExist:
+        raise Http404 from None
     if attempt.is_finished:
         return redirect("quizzes:attempt_result", pk=attempt.pk)
-    page = _QuestionPage(attempt, position, get_language())
+    page = _QuestionPage(attempt, position, get_language(), answers=answers)
     first_open = page.first_unanswered_position()
     if page.answer is None and first_open is not None and first_open < position:
         # Questions are taken in order; a later one waits for the earlier ones.
@@ -142,12 +146,9 @@ def _answer_submit(request, attempt: Attempt, position: int):
         page = _QuestionPage(attempt, position, get_language())
         return page.render(request, error_message=message, status=status)
 
-    page_question_id = (
-        Question.objects.filter(quiz_id=attempt.quiz_id, position=position, is_archived=False)
-        .values_list("pk", flat=True)
-        .first()
-    )
-    if page_question_id is None:
+    content = quiz_content(attempt.quiz_id)
+    page_question = content.question_at(position)
+    if page_question is None:
         raise Http404
     if attempt.is_finished:
         return refuse(ATTEMPT_FINISHED, 409)
@@ -156,9 +157,9 @@ def _answer_submit(request, attempt: Attempt, position: int):
     question_id, choice_id = parse_id(request.POST.get("question", "")), parse_id(request.POST["choice"])
     if question_id is None or choice_id is None:
         return refuse(MALFORMED_ANSWER, 400)
-    if question_id != page_question_id:
+    if question_id != page_question.id:
         # A form from another page (or forged): never record an answer the student did not see.
-        in_quiz = Question.objects.filter(pk=question_id, quiz_id=attempt.quiz_id, is_archived=False).exists()
+        in_quiz = content.question(question_id) is not None
         return refuse(OTHER_QUESTION if in_quiz else QUESTION_NOT_IN_QUIZ, 400)
     try:
         attempt_answer_submit(attempt=attempt, question_id=question_id, choice_id=choice_id, language=get_language())
@@ -182,9 +183,8 @@ def attempt_result(request, pk):
     attempt = _own_attempt_or_404(request, pk)
     if not attempt.is_finished:
         return redirect("quizzes:attempt", pk=attempt.pk)
-    quiz = quiz_content_queryset().get(pk=attempt.quiz_id)
     answers = attempt_answers_by_question(attempt=attempt)
-    view = quiz_localize(quiz=quiz, language=get_language())
+    view = quiz_localize(quiz=quiz_content(attempt.quiz_id), language=get_language())
     review = [(question, answers.get(question.id)) for question in view.questions]
     return render(request, "quizzes/attempt_result.html", {"attempt": attempt, "quiz": view, "review": review})
 
@@ -192,13 +192,14 @@ def attempt_result(request, pk):
 class _QuestionPage:
     """One question of an attempt, with its feedback once answered."""
 
-    def __init__(self, attempt: Attempt, position: int, language: str):
+    def __init__(self, attempt: Attempt, position: int, language: str, *, answers: dict | None = None):
         self.attempt = attempt
-        self.quiz = quiz_localize(quiz=quiz_content_queryset().get(pk=attempt.quiz_id), language=language)
+        # The content comes from the shared cache (no query when it is current).
+        self.quiz = quiz_localize(quiz=quiz_content(attempt.quiz_id), language=language)
         self.question = next((q for q in self.quiz.questions if q.position == position), None)
         if self.question is None:
             raise Http404
-        self.answers = attempt_answers_by_question(attempt=attempt)
+        self.answers = attempt_answers_by_question(attempt=attempt) if answers is None else answers
         self.answer = self.answers.get(self.question.id)
 
     def first_unanswered_position(self) -> int | None:

@@ -165,6 +165,58 @@ class AnswerFeedbackSerializer(serializers.ModelSerializer):
         return next((choice.pk for choice in answer.question.choices.all() if choice.is_correct), None)
 
 
+def quiz_questions_data(content, language: str) -> list[dict]:
+    """What ``QuizDetailSerializer`` gives for ``questions``, built from the cached
+    content (``content_cache.QuizContent``): no query, and none of the per-object
+    field set-up of nested ModelSerializers (a class starting a quiz fetches it at
+    once). tests/test_query_counts.py checks that both give the same."""
+
+    def text(obj, field: str) -> tuple[str, str]:
+        found = localized(obj, field, language)
+        return found.text, found.language
+
+    questions = []
+    for question in content.questions:
+        question_text, question_language = text(question, "text")
+        choices = []
+        for choice in question.choices:
+            choice_text, choice_language = text(choice, "text")
+            choices.append(
+                {"id": choice.id, "position": choice.position, "text": choice_text, "text_language": choice_language}
+            )
+        questions.append(
+            {
+                "id": question.id,
+                "position": question.position,
+                "text": question_text,
+                "text_language": question_language,
+                "choices": choices,
+            }
+        )
+    return questions
+
+
+_ANSWERED_AT = serializers.DateTimeField()
+
+
+def answer_feedback_data(answer: Answer, question) -> dict:
+    """What ``AnswerFeedbackSerializer(answer).data`` gives, built directly from
+    ``question`` (a ``content_cache.ContentQuestion``): the answer endpoint is the
+    hottest path, and a ModelSerializer builds its fields anew for every object.
+    tests/test_query_counts.py checks that both give the same."""
+    explanation = localized(question, "explanation", get_language())
+    return {
+        "question": answer.question_id,
+        "choice": answer.choice_id,
+        "correct": answer.is_correct,
+        "correct_choice": question.correct_choice_id,
+        "explanation": explanation.text,
+        "explanation_language": explanation.language,
+        "language": answer.language,
+        "answered_at": _ANSWERED_AT.to_representation(answer.answered_at),
+    }
+
+
 class AttemptSerializer(serializers.ModelSerializer):
     quiz = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     percent = serializers.IntegerField(read_only=True, allow_null=True)

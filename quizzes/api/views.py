@@ -27,12 +27,15 @@ from quizzes.api.serializers import (
     QuizProgressSerializer,
     TokenRequestSerializer,
     TokenSerializer,
+    answer_feedback_data,
+    quiz_questions_data,
 )
+from quizzes.content_cache import quiz_content
 from quizzes.models import Answer, Attempt, Quiz
 from quizzes.selectors import (
     is_enrolled,
     published_quiz_get,
-    quiz_detail_queryset,
+    quiz_progress_queryset,
     student_attempts_with_feedback,
     student_courses,
     student_quizzes,
@@ -129,12 +132,19 @@ class QuizDetailView(LanguageMixin, generics.RetrieveAPIView):
     lookup_field = "slug"
 
     def get_queryset(self):
-        return quiz_detail_queryset(user=self.request.user)
+        # The questions and choices come from the content cache (see retrieve).
+        return quiz_progress_queryset(user=self.request.user).select_related("course")
 
     def get_object(self):
         quiz = super().get_object()
         _require_enrolled(self.request.user, quiz)
         return quiz
+
+    def retrieve(self, request, *args, **kwargs):
+        quiz = self.get_object()
+        data = QuizProgressSerializer(quiz, context=self.get_serializer_context()).data
+        data["questions"] = quiz_questions_data(quiz_content(quiz.pk, quiz=quiz), translation.get_language())
+        return Response(data)
 
 
 class AttemptStartView(LanguageMixin, APIView):
@@ -155,7 +165,10 @@ class AttemptStartView(LanguageMixin, APIView):
         except Quiz.DoesNotExist:
             raise NotFound from None
         attempt, created = attempt_start(user=request.user, quiz=quiz)
-        attempt = student_attempts_with_feedback(user=request.user).get(pk=attempt.pk)
+        if created:  # a new attempt has no answers yet: nothing to fetch again
+            attempt._prefetched_objects_cache = {"answers": Answer.objects.none()}
+        else:
+            attempt = student_attempts_with_feedback(user=request.user).get(pk=attempt.pk)
         return Response(
             AttemptSerializer(attempt).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
         )
@@ -186,7 +199,7 @@ class AnswerCreateView(LanguageMixin, APIView):
     )
     @idempotent
     def post(self, request, pk):
-        attempt = get_object_or_404(Attempt.objects.filter(user=request.user), pk=pk)
+        attempt = get_object_or_404(Attempt.objects.filter(user=request.user).only("pk", "quiz_id"), pk=pk)
         body = AnswerRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         answer, created = attempt_answer_submit(
@@ -195,10 +208,13 @@ class AnswerCreateView(LanguageMixin, APIView):
             choice_id=body.validated_data["choice"],
             language=translation.get_language(),
         )
-        answer = Answer.objects.select_related("question").prefetch_related("question__choices").get(pk=answer.pk)
-        return Response(
-            AnswerFeedbackSerializer(answer).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
-        )
+        # The feedback (right choice, explanation) from the cached content: no further query.
+        question = quiz_content(attempt.quiz_id).question(answer.question_id)
+        if question is not None:
+            data = answer_feedback_data(answer, question)
+        else:  # archived since it was answered (a retry): the rows say what it was
+            data = AnswerFeedbackSerializer(answer).data
+        return Response(data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
 class AttemptFinishView(LanguageMixin, APIView):

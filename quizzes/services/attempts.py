@@ -14,7 +14,8 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from quizzes.models import Answer, Attempt, Choice, Enrollment, Question, Quiz
+from quizzes.content_cache import quiz_content
+from quizzes.models import Answer, Attempt, Choice, Enrollment, Quiz
 
 QUIZ_UNAVAILABLE = _("This quiz is not available.")
 NOT_ENROLLED = _("You are not enrolled in the course of this quiz.")
@@ -55,8 +56,15 @@ def attempt_start(*, user, quiz: Quiz) -> tuple[Attempt, bool]:
     Returns the attempt and whether it is new.
     """
     with transaction.atomic():
-        # Locking the enrolment serialises one student's starts of one course.
-        enrollment = Enrollment.objects.select_for_update().filter(user=user, course_id=quiz.course_id).first()
+        # Locking the enrolment serialises one student's starts of one course. Only
+        # that row (of=self, no ordering): the default ordering joins the course,
+        # and locking it too would serialise every student's start in the course.
+        enrollment = (
+            Enrollment.objects.select_for_update(of=("self",))
+            .filter(user=user, course_id=quiz.course_id)
+            .order_by("pk")
+            .first()
+        )
         quiz_access_check(user=user, quiz=quiz)
         if enrollment is None:  # withdrawn between the check and the lock
             raise AttemptError(NOT_ENROLLED, code="not_enrolled", status=403)
@@ -90,34 +98,53 @@ def attempt_answer_submit(*, attempt: Attempt, question_id: int, choice_id: int,
     Returns the answer and whether it is new: submitting the recorded choice
     again (a double click, a retry) returns the recorded answer; another
     choice is refused with ``already_answered``.
+
+    Three statements when the answer is new: the attempt's row lock, the
+    choice's key and the INSERT. The question and choice are first checked
+    against the quiz's content in the shared cache (``quizzes.content_cache``),
+    but whether the choice is right is read from the database under the lock:
+    a regrade (``quizzes.services.regrade``) holds the quiz and every attempt
+    in progress until it commits, so an answer waiting on that lock must be
+    graded with the key committed since, not with a copy of the old one. A
+    second answer to a question is caught by the unique constraint.
     """
-    with transaction.atomic():
-        locked = Attempt.objects.select_for_update().get(pk=attempt.pk)
-        if locked.state != Attempt.State.IN_PROGRESS:
-            raise AttemptError(ATTEMPT_FINISHED, code="attempt_finished", status=409)
-        question = Question.objects.filter(pk=question_id, quiz_id=locked.quiz_id, is_archived=False).first()
-        if question is None:
-            raise AttemptError(QUESTION_NOT_IN_QUIZ, code="question_not_in_quiz", status=400)
-        choice = Choice.objects.filter(pk=choice_id, question_id=question.pk, is_archived=False).first()
-        if choice is None:
-            raise AttemptError(CHOICE_NOT_IN_QUESTION, code="choice_not_in_question", status=400)
-        existing = Answer.objects.filter(attempt=locked, question=question).first()
+    try:
+        with transaction.atomic():
+            locked = Attempt.objects.select_for_update().only("pk", "state", "quiz_id").get(pk=attempt.pk)
+            if locked.state != Attempt.State.IN_PROGRESS:
+                raise AttemptError(ATTEMPT_FINISHED, code="attempt_finished", status=409)
+            question = quiz_content(locked.quiz_id).question(question_id)
+            if question is None:
+                raise AttemptError(QUESTION_NOT_IN_QUIZ, code="question_not_in_quiz", status=400)
+            choice = question.choice(choice_id)
+            if choice is None:
+                raise AttemptError(CHOICE_NOT_IN_QUESTION, code="choice_not_in_question", status=400)
+            is_correct = (
+                Choice.objects.filter(
+                    pk=choice.id, question_id=question.id, is_archived=False, question__is_archived=False
+                )
+                .values_list("is_correct", flat=True)
+                .first()
+            )
+            if is_correct is None:  # archived or moved since the cached copy was read
+                raise AttemptError(CHOICE_NOT_IN_QUESTION, code="choice_not_in_question", status=400)
+            # Last statement of the transaction: a unique violation rolls back nothing else.
+            answer = Answer.objects.create(
+                attempt_id=locked.pk,
+                question_id=question.id,
+                choice_id=choice.id,
+                is_correct=is_correct,
+                language=language,
+            )
+        return answer, True
+    except IntegrityError:
+        # Answered already (by this request's twin, or before).
+        existing = Answer.objects.filter(attempt_id=attempt.pk, question_id=question.id).first()
         if existing is None:
-            try:
-                with transaction.atomic():
-                    answer = Answer.objects.create(
-                        attempt=locked,
-                        question=question,
-                        choice=choice,
-                        is_correct=choice.is_correct,
-                        language=language,
-                    )
-                return answer, True
-            except IntegrityError:
-                existing = Answer.objects.get(attempt=locked, question=question)
-        if existing.choice_id == choice.pk:
-            return existing, False
-        raise AttemptError(ALREADY_ANSWERED, code="already_answered", status=409, answer=existing)
+            raise
+    if existing.choice_id == choice.id:
+        return existing, False
+    raise AttemptError(ALREADY_ANSWERED, code="already_answered", status=409, answer=existing)
 
 
 def attempt_finish(*, attempt: Attempt) -> Attempt:

@@ -33,10 +33,16 @@ def language_links(context):
     """The current page in every language: (code, local name, url, is_current)."""
     request = context["request"]
     current = get_language()
+    full_path = request.get_full_path()
+    # URL patterns are not translated: on a page that resolved, another language's
+    # URL is this one with the other prefix (what translate_url finds, without
+    # resolving and reversing the path four times on every page).
+    prefix = f"/{current}/"
+    swap = getattr(request, "resolver_match", None) is not None and full_path.startswith(prefix)
     links = []
     for code, _name in settings.LANGUAGES:
         info = get_language_info(code)
-        url = translate_url(request.get_full_path(), code)
+        url = f"/{code}/{full_path[len(prefix) :]}" if swap else translate_url(full_path, code)
         links.append(
             {"code": code, "name": info["name_local"], "url": url, "current": code == current, "bidi": info["bidi"]}
         )

@@ -1,0 +1,199 @@
+"""A quiz's content (questions and choices in every language) in the shared cache.
+
+Showing a question, checking an answer and giving its feedback all need the
+quiz's questions and choices; they change only when an editor saves content,
+so they are read from the cache (Redis in production: shared by every worker
+and server) instead of three queries per request.
+
+What is cached: one language-independent snapshot per quiz, with every
+translated column (``text_en``, ``text_ur``... as on the models, so that
+``quizzes.i18n.localized`` reads it as it reads a model instance), the
+questions and choices that are not archived, in order, and which choice is
+correct (the views decide what to show; nothing here reaches a page by itself).
+
+Staleness: every quiz has a version token in the cache. A snapshot is stored
+with the version it was read under and served only while that version is
+current. Saving or deleting a Course, Quiz, Question or Choice replaces the
+token (``quiz_content_invalidate``) at once and again when the transaction
+commits, so that a worker that read the old rows just before the commit cannot
+store them under the new version. Writes that bypass ``save()``
+(``QuerySet.update``, ``bulk_create``) must call ``quiz_content_invalidate``.
+"""
+
+import secrets
+
+from django.core.cache import cache
+from django.db import transaction
+from django.db.models.signals import post_delete, post_save
+from django.dispatch import receiver
+
+from quizzes.models import Choice, Course, Question, Quiz
+
+# A snapshot lives an hour at most; the version token decides whether it is current.
+CONTENT_TIMEOUT = 60 * 60
+_PREFIX = "quiz-content:1"
+
+
+class _Snapshot:
+    """Plain attributes, translated columns included (``text_en``, ``text_ind``...)."""
+
+    def __init__(self, columns: dict[str, str], **fields):
+        self.__dict__.update(columns)
+        self.__dict__.update(fields)
+
+    @property
+    def pk(self) -> int:
+        return self.id
+
+    def __repr__(self):
+        return f"<{type(self).__name__} {self.id}>"
+
+
+class ContentChoice(_Snapshot):
+    id: int
+    position: int
+    is_correct: bool
+
+
+class ContentQuestion(_Snapshot):
+    id: int
+    position: int
+    choices: tuple[ContentChoice, ...]
+
+    def choice(self, choice_id: int) -> ContentChoice | None:
+        return next((choice for choice in self.choices if choice.id == choice_id), None)
+
+    @property
+    def correct_choice_id(self) -> int | None:
+        return next((choice.id for choice in self.choices if choice.is_correct), None)
+
+
+class QuizContent(_Snapshot):
+    """A quiz's current questions (not archived) and their choices, in order."""
+
+    id: int
+    slug: str
+    course_id: int
+    questions: tuple[ContentQuestion, ...]
+
+    def question(self, question_id: int) -> ContentQuestion | None:
+        return next((question for question in self.questions if question.id == question_id), None)
+
+    def question_at(self, position: int) -> ContentQuestion | None:
+        return next((question for question in self.questions if question.position == position), None)
+
+
+def _columns(model, field: str) -> list[str]:
+    from modeltranslation.translator import translator
+
+    options = translator.get_options_for_model(model)
+    return [translated.name for translated in options.all_fields[field]]
+
+
+def _texts(obj, fields: tuple[str, ...]) -> dict[str, str]:
+    return {name: getattr(obj, name) for field in fields for name in _columns(type(obj), field)}
+
+
+def _version_key(quiz_id: int) -> str:
+    return f"{_PREFIX}:version:{quiz_id}"
+
+
+def _content_key(quiz_id: int) -> str:
+    return f"{_PREFIX}:quiz:{quiz_id}"
+
+
+def quiz_content_load(quiz_id: int, *, quiz: Quiz | None = None) -> QuizContent:
+    """Read a quiz's content from the database: two queries (the questions with
+    their quiz, the choices), three for a quiz without questions."""
+    questions = list(
+        Question.objects.filter(quiz_id=quiz_id, is_archived=False).select_related("quiz").order_by("position")
+    )
+    if questions:
+        quiz = questions[0].quiz
+    elif quiz is None:
+        quiz = Quiz.objects.get(pk=quiz_id)
+    choices: dict[int, list[ContentChoice]] = {question.pk: [] for question in questions}
+    for choice in Choice.objects.filter(
+        question__quiz_id=quiz_id, question__is_archived=False, is_archived=False
+    ).order_by("question_id", "position"):
+        choices[choice.question_id].append(
+            ContentChoice(
+                _texts(choice, ("text",)), id=choice.pk, position=choice.position, is_correct=choice.is_correct
+            )
+        )
+    return QuizContent(
+        _texts(quiz, ("title", "description")),
+        id=quiz.pk,
+        slug=quiz.slug,
+        course_id=quiz.course_id,
+        questions=tuple(
+            ContentQuestion(
+                _texts(question, ("text", "explanation")),
+                id=question.pk,
+                position=question.position,
+                choices=tuple(choices[question.pk]),
+            )
+            for question in questions
+        ),
+    )
+
+
+def quiz_content(quiz_id: int, *, quiz: Quiz | None = None) -> QuizContent:
+    """The quiz's content: from the cache (one round trip), or read and cached.
+
+    Pass ``quiz`` when the row is at hand (it saves a query on a miss for a
+    quiz without questions). Raises Quiz.DoesNotExist for an unknown quiz.
+    """
+    version_key, content_key = _version_key(quiz_id), _content_key(quiz_id)
+    found = cache.get_many([version_key, content_key])
+    version = found.get(version_key)
+    cached = found.get(content_key)
+    if version is not None and cached is not None and cached[0] == version:
+        return cached[1]
+    if version is None:
+        cache.add(version_key, secrets.token_hex(8), timeout=None)
+        version = cache.get(version_key)
+    content = quiz_content_load(quiz_id, quiz=quiz)
+    # Read under ``version``: if an edit replaced it meanwhile, this snapshot is never served.
+    cache.set(content_key, (version, content), timeout=CONTENT_TIMEOUT)
+    return content
+
+
+def quiz_content_invalidate(quiz_id: int) -> None:
+    """Stop serving the cached content of a quiz (now, and when the transaction commits)."""
+
+    def bump():
+        cache.set(_version_key(quiz_id), secrets.token_hex(8), timeout=None)
+
+    bump()
+    transaction.on_commit(bump)
+
+
+def _invalidate_many(quiz_ids) -> None:
+    for quiz_id in set(quiz_ids):
+        if quiz_id is not None:
+            quiz_content_invalidate(quiz_id)
+
+
+@receiver([post_save, post_delete], sender=Course, dispatch_uid="quiz_content_course")
+def _course_changed(sender, instance, **kwargs):
+    _invalidate_many(Quiz.objects.filter(course_id=instance.pk).values_list("pk", flat=True))
+
+
+@receiver([post_save, post_delete], sender=Quiz, dispatch_uid="quiz_content_quiz")
+def _quiz_changed(sender, instance, **kwargs):
+    _invalidate_many([instance.pk])
+
+
+@receiver([post_save, post_delete], sender=Question, dispatch_uid="quiz_content_question")
+def _question_changed(sender, instance, **kwargs):
+    _invalidate_many([instance.quiz_id])
+
+
+@receiver([post_save, post_delete], sender=Choice, dispatch_uid="quiz_content_choice")
+def _choice_changed(sender, instance, **kwargs):
+    question = instance._state.fields_cache.get("question")
+    if question is not None:
+        _invalidate_many([question.quiz_id])
+    else:
+        _invalidate_many(Question.objects.filter(pk=instance.question_id).values_list("quiz_id", flat=True))
