@@ -11,12 +11,32 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TabbedTranslationAdmin, TranslationStackedInline, TranslationTabularInline
 
-from quizzes.content_problems import content_problems
-from quizzes.forms import ChoiceInlineFormSet, QuizAdminForm
+from quizzes.content_problems import content_problems, content_warnings
+from quizzes.forms import (
+    ChoiceInlineForm,
+    ChoiceInlineFormSet,
+    CourseAdminForm,
+    QuestionAdminForm,
+    QuestionInlineForm,
+    QuestionInlineFormSet,
+    QuizAdminForm,
+)
 from quizzes.i18n import TRANSLATION_LANGUAGES, text_in
 from quizzes.localized import quiz_localize
-from quizzes.models import Answer, Attempt, Choice, Course, Enrollment, Question, Quiz
+from quizzes.models import Answer, Attempt, Choice, Course, Enrollment, EnrollmentChange, Question, Quiz, Regrade
 from quizzes.selectors import quiz_content_get, quiz_content_queryset
+from quizzes.services import enrollment_create, enrollment_delete, enrollments_delete
+from quizzes.staff.content_admin import (
+    QuestionMissingFilter,
+    QuestionSafeEditsMixin,
+    QuestionStaleFilter,
+    QuizMissingFilter,
+    QuizSafeEditsMixin,
+    QuizStaleFilter,
+    archive_questions,
+    unarchive_questions,
+)
+from quizzes.staff.enrolment_views import unenrol_selected
 
 
 class ContentAdminMixin:
@@ -24,10 +44,16 @@ class ContentAdminMixin:
 
     class Media:
         css = {"all": ("quizzes/admin.css",)}
+        js = ("quizzes/admin-a11y.js",)
+
+
+# The admin home lists the staff reports and tools (quizzes/staff/) first.
+admin.site.index_template = "admin/staff_index.html"
 
 
 @admin.register(Course)
 class CourseAdmin(ContentAdminMixin, TabbedTranslationAdmin):
+    form = CourseAdminForm
     list_display = ("title", "slug", "allow_self_enrollment", "quiz_count")
     list_filter = ("allow_self_enrollment",)
     search_fields = ("slug", "title_en", "title_ur", "title_sn", "title_ind")
@@ -43,27 +69,80 @@ class CourseAdmin(ContentAdminMixin, TabbedTranslationAdmin):
 
 @admin.register(Enrollment)
 class EnrollmentAdmin(admin.ModelAdmin):
+    """Every write goes through the enrolment services, which log it in the enrolment history."""
+
     list_display = ("user", "course", "enrolled_at")
     list_filter = ("course",)
     search_fields = ("user__username", "user__first_name", "user__last_name", "user__email")
     list_select_related = ("user", "course")
     raw_id_fields = ("user",)
     date_hierarchy = "enrolled_at"
+    actions = (unenrol_selected,)
+    change_list_template = "staff/enrollment_change_list.html"
+
+    def get_readonly_fields(self, request, obj=None):
+        # Moving an enrolment would rewrite history: unenrol, then enrol, and both are logged.
+        return ("user", "course", "enrolled_at") if obj is not None else ()
+
+    def get_actions(self, request):
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)  # "Unenrol selected students" does it, and says what is kept
+        return actions
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            return
+        enrollment = enrollment_create(user=obj.user, course=obj.course, changed_by=request.user)
+        obj.pk, obj.enrolled_at = enrollment.pk, enrollment.enrolled_at
+        obj._state.adding = False
+
+    def delete_model(self, request, obj):
+        enrollment_delete(enrollment=obj, changed_by=request.user)
+
+    def delete_queryset(self, request, queryset):
+        enrollments_delete(enrollments=queryset, changed_by=request.user)
+
+
+@admin.register(EnrollmentChange)
+class EnrollmentChangeAdmin(admin.ModelAdmin):
+    """The enrolment history: read-only, written only by the enrolment services."""
+
+    list_display = ("changed_at", "user", "course", "action", "source", "changed_by")
+    list_filter = ("course", "action", "source")
+    search_fields = ("user__username", "user__first_name", "user__last_name")
+    list_select_related = ("user", "course", "changed_by")
+    date_hierarchy = "changed_at"
+    readonly_fields = ("user", "course", "action", "source", "changed_by", "changed_at")
+
+    def has_view_permission(self, request, obj=None):
+        # Whoever may see enrolments may see their history.
+        return super().has_view_permission(request, obj) or request.user.has_perm("quizzes.view_enrollment")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 class QuestionInline(TranslationStackedInline):
     model = Question
-    fields = ("position", "text", "explanation")
+    form = QuestionInlineForm
+    formset = QuestionInlineFormSet
+    fields = ("position", "text", "explanation", "is_archived")
     extra = 0
     show_change_link = True
     ordering = ("position",)
 
 
 @admin.register(Quiz)
-class QuizAdmin(ContentAdminMixin, TabbedTranslationAdmin):
+class QuizAdmin(QuizSafeEditsMixin, ContentAdminMixin, TabbedTranslationAdmin):
     form = QuizAdminForm
     list_display = ("title", "course", "slug", "is_published", "pass_mark", "max_attempts", "question_count", "links")
-    list_filter = ("is_published", "course")
+    list_filter = ("is_published", "course", QuizMissingFilter, QuizStaleFilter)
     list_select_related = ("course",)
     search_fields = ("slug", "title_en", "title_ur", "title_sn", "title_ind")
     prepopulated_fields = {"slug": ("title_en",)}
@@ -89,19 +168,37 @@ class QuizAdmin(ContentAdminMixin, TabbedTranslationAdmin):
     def question_count(self, quiz):
         return quiz.question_count
 
-    @admin.display(description=_("preview"))
+    @admin.display(description=_("pages"))
     def links(self, quiz):
-        url = reverse("admin:quizzes_quiz_preview", args=[quiz.pk])
-        return format_html('<a href="{}">{}</a>', url, _("Preview"))
+        return format_html(
+            '<a href="{}">{}</a> · <a href="{}">{}</a> · <a href="{}">{}</a>',
+            reverse("admin:quizzes_quiz_preview", args=[quiz.pk]),
+            _("Preview"),
+            reverse("admin:quizzes_quiz_translations", args=[quiz.pk]),
+            _("Translation status"),
+            reverse("staff:quiz_statistics", args=[quiz.pk]),
+            _("Item statistics"),
+        )
 
     @admin.display(description=_("problems"))
     def problems(self, quiz):
         if quiz.pk is None:
             return "-"
-        found = content_problems(quiz_content_queryset().filter(pk=quiz.pk))
+        quizzes = list(quiz_content_queryset().filter(pk=quiz.pk))
+        found = content_problems(quizzes)
         if not found:
-            return _("None: every question has one correct choice, an explanation and complete translations.")
-        return format_html("<ul>{}</ul>", format_html_join("", "<li>{}</li>", ((str(p),) for p in found)))
+            result = _("None: every question has one correct choice, an explanation and complete translations.")
+        else:
+            result = format_html("<ul>{}</ul>", format_html_join("", "<li>{}</li>", ((str(p),) for p in found)))
+        warnings = content_warnings(quizzes)
+        if warnings:
+            result = format_html(
+                '{}<p class="content-warnings">{}</p><ul>{}</ul>',
+                result,
+                _("Warnings (publishing is allowed):"),
+                format_html_join("", "<li>{}</li>", ((str(w),) for w in warnings)),
+            )
+        return result
 
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
@@ -135,18 +232,21 @@ class QuizAdmin(ContentAdminMixin, TabbedTranslationAdmin):
 
 class ChoiceInline(TranslationTabularInline):
     model = Choice
+    form = ChoiceInlineForm
     formset = ChoiceInlineFormSet
-    fields = ("position", "text", "is_correct")
+    fields = ("position", "text", "is_correct", "is_archived")
     extra = 0
     min_num = 2
     ordering = ("position",)
 
 
 @admin.register(Question)
-class QuestionAdmin(ContentAdminMixin, TabbedTranslationAdmin):
-    list_display = ("__str__", "short_text", "quiz", "translated_into")
+class QuestionAdmin(QuestionSafeEditsMixin, ContentAdminMixin, TabbedTranslationAdmin):
+    form = QuestionAdminForm
+    list_display = ("__str__", "short_text", "quiz", "translated_into", "is_archived")
     list_display_links = ("__str__", "short_text")
-    list_filter = ("quiz__course", "quiz")
+    list_filter = ("quiz__course", "quiz", "is_archived", QuestionMissingFilter, QuestionStaleFilter)
+    actions = (archive_questions, unarchive_questions)
     list_select_related = ("quiz",)
     search_fields = (
         "text_en",
@@ -159,7 +259,8 @@ class QuestionAdmin(ContentAdminMixin, TabbedTranslationAdmin):
         "choices__text_sn",
         "choices__text_ind",
     )
-    fields = ("quiz", "position", "text", "explanation")
+    fields = ("quiz", "position", "text", "explanation", "is_archived", "translation_status", "translations_reviewed")
+    readonly_fields = ("translation_status",)
     inlines = (ChoiceInline,)
     ordering = ("quiz", "position")
 
@@ -213,3 +314,28 @@ class AnswerAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_select_related = ("attempt__user", "attempt__quiz", "question__quiz", "choice")
     search_fields = ("attempt__user__username",)
     date_hierarchy = "answered_at"
+
+
+@admin.register(Regrade)
+class RegradeAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    """The record of every change of a correct choice after students answered."""
+
+    list_display = (
+        "changed_at",
+        "question",
+        "old_correct_choice",
+        "new_correct_choice",
+        "changed_by",
+        "answers_changed",
+        "attempts_regraded",
+        "students_affected",
+    )
+    list_filter = ("question__quiz",)
+    list_select_related = ("question__quiz", "old_correct_choice", "new_correct_choice", "changed_by")
+    date_hierarchy = "changed_at"
+    fields = (*list_display, "answers", "attempts")
+    readonly_fields = fields
+
+    def has_view_permission(self, request, obj=None):
+        # Whoever may read attempts may read how they were regraded.
+        return request.user.has_perm("quizzes.view_attempt")

@@ -1,7 +1,14 @@
 """Rules that published content must keep, checked over whole quizzes.
 
 Used by ``validate_content`` and by the admin, which refuses to publish a
-quiz that breaks any of them.
+quiz that breaks any of them. Archived questions and choices are left out:
+students no longer see them (a question must keep exactly one correct choice
+among those not archived).
+
+``content_warnings`` lists what does not block publication: stale
+translations (the English changed after they were written). Students still
+read them, and a translator may need days; blocking the quiz, or falling back
+to English, would take away a text that is probably still mostly right.
 """
 
 from collections.abc import Iterable
@@ -28,6 +35,9 @@ MESSAGES = {
     ),
     "translation_missing_text": _("The %(language)s translation has choices but no question text."),
     "translation_missing_explanation": _("The %(language)s translation has no explanation."),
+    "translation_stale": _(
+        "The %(language)s translation of %(fields)s is stale: the English changed after it was written."
+    ),
 }
 
 
@@ -108,3 +118,34 @@ def _translation_problems(question, choices, language: str) -> Iterable[tuple[st
 
 def _language_name(code: str) -> str:
     return str(dict(settings.LANGUAGES)[code])
+
+
+def content_warnings(quizzes: Iterable[Quiz] | None = None) -> list[ContentProblem]:
+    """Stale translations in the given quizzes (all when None): one per text owner and language."""
+    from quizzes.translation_status import Status, object_translation_problems
+
+    if quizzes is None:
+        quizzes = quiz_content_queryset().order_by("course__slug", "position", "slug")
+    warnings: list[ContentProblem] = []
+    for quiz in quizzes:
+        owners = [(None, quiz, "")]
+        for question in quiz.questions.all():
+            owners.append((question.position, question, ""))
+            owners += [
+                (question.position, choice, str(_("choice %(position)s") % {"position": choice.position}))
+                for choice in question.choices.all()
+            ]
+        stale: dict[tuple[int | None, str], list[str]] = {}
+        for position, obj, label in owners:
+            for language, found in object_translation_problems(obj).items():
+                names = [
+                    label or str(obj._meta.get_field(name).verbose_name)
+                    for name, status in found
+                    if status == Status.STALE
+                ]
+                if names:
+                    stale.setdefault((position, language), []).extend(names)
+        for (position, language), fields in stale.items():
+            params = (("language", _language_name(language)), ("fields", ", ".join(fields)))
+            warnings.append(ContentProblem(quiz.slug, position, "translation_stale", params))
+    return warnings

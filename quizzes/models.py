@@ -29,6 +29,9 @@ class Course(models.Model):
         default=False,
         help_text=_("Students may enrol themselves from their dashboard."),
     )
+    # What each translation was written against: "<column>" (``text_ur``,
+    # ``text_ind``) -> hash of the English text then (quizzes/translation_status.py).
+    translation_sources = models.JSONField(_("translation sources"), default=dict, blank=True, editable=False)
 
     objects = CourseManager()
 
@@ -124,6 +127,9 @@ class Quiz(models.Model):
     is_published = models.BooleanField(
         _("published"), default=False, help_text=_("Only published quizzes are shown to students.")
     )
+    # What each translation was written against: "<column>" (``text_ur``,
+    # ``text_ind``) -> hash of the English text then (quizzes/translation_status.py).
+    translation_sources = models.JSONField(_("translation sources"), default=dict, blank=True, editable=False)
 
     objects = QuizManager()
 
@@ -155,6 +161,9 @@ class Question(models.Model):
         default=False,
         help_text=_("Archived questions are no longer asked; the answers students gave stay on record."),
     )
+    # What each translation was written against: "<column>" (``text_ur``,
+    # ``text_ind``) -> hash of the English text then (quizzes/translation_status.py).
+    translation_sources = models.JSONField(_("translation sources"), default=dict, blank=True, editable=False)
 
     objects = QuestionManager()
 
@@ -187,6 +196,9 @@ class Choice(models.Model):
         default=False,
         help_text=_("Archived choices are no longer offered; the answers that chose them stay on record."),
     )
+    # What each translation was written against: "<column>" (``text_ur``,
+    # ``text_ind``) -> hash of the English text then (quizzes/translation_status.py).
+    translation_sources = models.JSONField(_("translation sources"), default=dict, blank=True, editable=False)
 
     objects = ChoiceManager()
 
@@ -279,8 +291,10 @@ class Answer(models.Model):
     attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="answers", verbose_name=_("attempt"))
     question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="answers", verbose_name=_("question"))
     choice = models.ForeignKey(Choice, on_delete=models.PROTECT, related_name="answers", verbose_name=_("choice"))
-    # Copied when answered: the feedback the student saw stays the record even
-    # if an editor later changes which choice is correct.
+    # Copied when answered, from the choice's flag then. If an editor later
+    # changes which choice is correct, quizzes/services/regrade.py updates it
+    # (and the attempt's score); the feedback the student was shown stays on
+    # record in that change's Regrade row.
     is_correct = models.BooleanField(_("correct"))
     language = models.CharField(_("language"), max_length=10, choices=settings.LANGUAGES)
     answered_at = models.DateTimeField(_("answered at"), auto_now_add=True)
@@ -296,6 +310,60 @@ class Answer(models.Model):
 
     def __str__(self):
         return f"{self.attempt} · Q{self.question.position}"
+
+
+class Regrade(models.Model):
+    """A change of a question's correct choice after students answered it, and what it did.
+
+    Written only by ``quizzes.services.regrade``, in the transaction that
+    changed the answers and scores. ``answers`` keeps, for every answer whose
+    grade changed, what the student was shown when answering; ``attempts`` the
+    score of every finished attempt before and after.
+    """
+
+    question = models.ForeignKey(
+        Question, on_delete=models.PROTECT, related_name="regrades", verbose_name=_("question")
+    )
+    old_correct_choice = models.ForeignKey(
+        Choice,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("previously correct choice"),
+    )
+    new_correct_choice = models.ForeignKey(
+        Choice,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("now correct choice"),
+    )
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("changed by"),
+    )
+    changed_at = models.DateTimeField(_("changed at"), auto_now_add=True)
+    answers_changed = models.PositiveIntegerField(_("answers regraded"))
+    attempts_regraded = models.PositiveIntegerField(_("finished attempts rescored"))
+    students_affected = models.PositiveIntegerField(_("students whose score changed"))
+    # [{"answer", "attempt", "user", "choice", "shown_correct", "now_correct"}]
+    answers = models.JSONField(_("answers"), default=list)
+    # [{"attempt", "user", "number", "old_score", "new_score", "max_score"}]
+    attempts = models.JSONField(_("attempts"), default=list)
+
+    class Meta:
+        ordering = ["-changed_at", "-pk"]
+        verbose_name = _("regrade")
+        verbose_name_plural = _("regrades")
+
+    def __str__(self):
+        return f"{self.question} · {self.changed_at:%Y-%m-%d %H:%M}"
 
 
 class IdempotencyKey(models.Model):

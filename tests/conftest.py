@@ -7,7 +7,7 @@ import pytest
 from django.core.management import call_command
 
 from quizzes.models import Course, Quiz
-from quizzes.roles import CONTENT_EDITORS, staff_groups_ensure
+from quizzes.roles import CONTENT_EDITORS, TEACHERS, staff_groups_ensure
 from tests.factories import EnrollmentFactory, UserFactory
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
@@ -53,6 +53,14 @@ def editor(db):
     """Staff in the Content editors group, not a superuser."""
     user = UserFactory(username="editor-1", is_staff=True)
     user.groups.add(staff_groups_ensure()[CONTENT_EDITORS])
+    return user
+
+
+@pytest.fixture
+def teacher(db):
+    """Staff in the Teachers group: reports and enrolments, content read-only."""
+    user = UserFactory(username="teacher-1", is_staff=True)
+    user.groups.add(staff_groups_ensure()[TEACHERS])
     return user
 
 

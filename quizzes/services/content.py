@@ -1,8 +1,13 @@
-"""Writes of content: quizzes imported from the seed text format.
+"""Writes of content: quizzes imported from the seed text format, and
+translations confirmed by a reviewer.
 
 Translated fields are always written by their explicit language column
 (``text_en``, ``text_ur``...): assigning ``question.text`` would write
-whichever language happens to be active.
+whichever language happens to be active. Every translation written is
+stamped with the English it was written against (quizzes/translation_status.py);
+importing the English of an existing quiz stamps nothing, so the translations
+of a text whose English changed become stale. Rows are written with ``save()``
+so that the quiz content cache follows.
 """
 
 from django.conf import settings
@@ -14,6 +19,7 @@ from django.utils.translation import gettext as _
 from quizzes.i18n import SOURCE_LANGUAGE, column, text_in
 from quizzes.models import Choice, Course, Question, Quiz
 from quizzes.seedformat import ParsedQuiz, SeedFormatError
+from quizzes.translation_status import translations_stamp
 
 
 class ContentImportError(Exception):
@@ -109,8 +115,30 @@ def quiz_translation_import(*, quiz: Quiz, parsed: ParsedQuiz, language: str) ->
             choices = sorted(question.choices.all(), key=lambda choice: choice.position)
             for choice, parsed_choice in zip(choices, parsed_question.choices, strict=True):
                 _write(choice, "text", language, parsed_choice.text, keep_identical=question_translated)
-            Choice.objects.bulk_update(choices, [column("text", language)])
+                choice.save(update_fields=[column("text", language), "translation_sources"])
     return quiz
+
+
+def translations_confirm(*, question: Question, languages) -> int:
+    """Mark the ``languages`` translations of ``question`` and its choices as checked
+    against the current English (a reviewer found them still right).
+
+    Returns how many translations became up to date.
+    """
+    columns = {column(name, language) for name in ("text", "explanation") for language in languages}
+    confirmed = 0
+    with transaction.atomic():
+        question = Question.objects.select_for_update().get(pk=question.pk)
+        stamped = translations_stamp(question, columns=columns)
+        if stamped:
+            question.save(update_fields=["translation_sources"])
+            confirmed += len(stamped)
+        for choice in question.choices.filter(is_archived=False).order_by("position"):
+            stamped = translations_stamp(choice, columns={column("text", language) for language in languages})
+            if stamped:
+                choice.save(update_fields=["translation_sources"])
+                confirmed += len(stamped)
+    return confirmed
 
 
 def _import_course(course_slug: str | None) -> Course:
@@ -174,4 +202,5 @@ def _write(obj, field: str, language: str, value: str, *, keep_identical: bool =
         return True
     translated = bool(value) and (value != text_in(obj, field, SOURCE_LANGUAGE) or keep_identical)
     setattr(obj, column(field, language), value if translated else None)
+    translations_stamp(obj, columns=[column(field, language)])
     return translated

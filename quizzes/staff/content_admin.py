@@ -1,0 +1,383 @@
+"""What the quiz and question admin pages do beyond declaring fields.
+
+- Translation status: the "Missing in" / "Stale in" list filters, the quiz's
+  translation status page, the status block of a question's page.
+- Safe edits: changing the correct choice of an answered question asks for a
+  confirmation, then regrades through ``services.regrade``; deleting answered
+  content is refused with the reason and the way out (archive instead).
+
+The admin classes in ``quizzes/admin.py`` mix these in.
+"""
+
+from django.conf import settings
+from django.contrib import admin, messages
+from django.contrib.admin.actions import delete_selected
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count
+from django.http import HttpResponseNotAllowed, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
+
+from quizzes.forms import ChoiceInlineFormSet
+from quizzes.i18n import TRANSLATION_LANGUAGES
+from quizzes.models import Answer, Attempt, Question, Quiz
+from quizzes.selectors import quiz_content_get
+from quizzes.services.archive import questions_archive
+from quizzes.services.content import translations_confirm
+from quizzes.services.regrade import question_correct_choice_change, question_has_answers, question_regrade_plan
+from quizzes.translation_status import (
+    Status,
+    object_translation_problems,
+    question_needs_q,
+    quiz_needs_q,
+    quiz_translation_report,
+)
+
+CONFIRM_REGRADE_FIELD = "_confirm_regrade"
+
+
+def _language_names() -> dict[str, str]:
+    return {code: str(name) for code, name in settings.LANGUAGES}
+
+
+# List filters ----------------------------------------------------------------------
+
+
+class _TranslationFilter(admin.SimpleListFilter):
+    kind: str
+
+    def lookups(self, request, model_admin):
+        names = _language_names()
+        return [(code, names[code]) for code in TRANSLATION_LANGUAGES]
+
+    def queryset(self, request, queryset):
+        if self.value() in TRANSLATION_LANGUAGES:
+            return queryset.filter(self.needs(self.kind, self.value()))
+        return queryset
+
+
+class QuestionMissingFilter(_TranslationFilter):
+    title = _("missing in (shown in English)")
+    parameter_name = "missing_in"
+    kind = Status.MISSING
+    needs = staticmethod(question_needs_q)
+
+
+class QuestionStaleFilter(_TranslationFilter):
+    title = _("stale in (English changed since)")
+    parameter_name = "stale_in"
+    kind = Status.STALE
+    needs = staticmethod(question_needs_q)
+
+
+class QuizMissingFilter(QuestionMissingFilter):
+    needs = staticmethod(quiz_needs_q)
+
+
+class QuizStaleFilter(QuestionStaleFilter):
+    needs = staticmethod(quiz_needs_q)
+
+
+# Deleting answered content ------------------------------------------------------------
+
+
+def _refusing_delete_selected(modeladmin, request, queryset):
+    refused = modeladmin.delete_refused_in(queryset)
+    if refused:
+        modeladmin.message_user(request, modeladmin.delete_refused_message(refused), messages.ERROR)
+        return None
+    return delete_selected(modeladmin, request, queryset)
+
+
+class RefuseDeletingAnsweredMixin:
+    """Replaces Django's generic "protected related objects" page for content
+    that students' answers point at with the reason and what to do instead."""
+
+    delete_refused_template = "admin/quizzes/delete_refused.html"
+
+    def delete_refused_in(self, queryset) -> list:
+        raise NotImplementedError
+
+    def delete_refused_message(self, refused) -> str:
+        raise NotImplementedError
+
+    def delete_refusal_context(self, request, obj) -> dict | None:
+        raise NotImplementedError
+
+    def delete_view(self, request, object_id, extra_context=None):
+        obj = self.get_object(request, unquote(object_id))
+        if obj is not None and self.has_delete_permission(request, obj):
+            refusal = self.delete_refusal_context(request, obj)
+            if refusal is not None:
+                context = {
+                    **self.admin_site.each_context(request),
+                    "opts": self.opts,
+                    "object": obj,
+                    "title": _("Cannot delete %(object)s") % {"object": obj},
+                    **refusal,
+                }
+                return TemplateResponse(request, self.delete_refused_template, context)
+        return super().delete_view(request, object_id, extra_context)
+
+    def get_actions(self, request):
+        actions = super().get_actions(request)
+        if "delete_selected" in actions:
+            _func, name, description = actions["delete_selected"]
+            actions["delete_selected"] = (_refusing_delete_selected, name, description)
+        return actions
+
+
+def _record_counts(answers) -> dict:
+    counts = answers.aggregate(
+        answers=Count("pk"), attempts=Count("attempt", distinct=True), students=Count("attempt__user", distinct=True)
+    )
+    return counts
+
+
+# The question admin ----------------------------------------------------------------------
+
+
+class _ConfirmationNeeded(Exception):
+    def __init__(self, question, old, new, plan):
+        super().__init__("regrade confirmation needed")
+        self.question, self.old, self.new, self.plan = question, old, new, plan
+
+
+@admin.action(description=_("Archive the selected questions (answers stay on record)"), permissions=["change"])
+def archive_questions(modeladmin, request, queryset):
+    count = questions_archive(questions=queryset, archived=True)
+    modeladmin.message_user(
+        request, ngettext("%(count)d question archived.", "%(count)d questions archived.", count) % {"count": count}
+    )
+
+
+@admin.action(description=_("Bring back the selected archived questions"), permissions=["change"])
+def unarchive_questions(modeladmin, request, queryset):
+    count = questions_archive(questions=queryset, archived=False)
+    modeladmin.message_user(
+        request,
+        ngettext("%(count)d question brought back.", "%(count)d questions brought back.", count) % {"count": count},
+    )
+
+
+class QuestionSafeEditsMixin(RefuseDeletingAnsweredMixin):
+    """Regrade confirmation, archive instead of delete, translation status block."""
+
+    regrade_confirmation_template = "admin/quizzes/question/regrade_confirmation.html"
+
+    # Deleting -----------------------------------------------------------------------
+    def delete_refused_in(self, queryset):
+        return list(queryset.filter(pk__in=Answer.objects.values("question_id")))
+
+    def delete_refused_message(self, refused):
+        names = ", ".join(str(question) for question in refused)
+        return ngettext(
+            "Question %(questions)s can't be deleted: students answered it and their answers stay on record. "
+            "Archive it instead.",
+            "Questions %(questions)s can't be deleted: students answered them and their answers stay on record. "
+            "Archive them instead.",
+            len(refused),
+        ) % {"questions": names}
+
+    def delete_refusal_context(self, request, question):
+        answers = Answer.objects.filter(question=question)
+        if not answers.exists():
+            return None
+        return {
+            "counts": _record_counts(answers),
+            "reason": _(
+                "Students have answered this question. Their answers, and the scores computed from them, "
+                "are part of their records, so the question can't be deleted."
+            ),
+            "instead": _(
+                "Archive it instead: it will no longer be asked (new attempts leave it out of their maximum "
+                "score) and every answer stays on record. An archived question can be brought back."
+            ),
+            "archive_url": (
+                reverse("admin:quizzes_question_archive", args=[question.pk])
+                if self.has_change_permission(request, question) and not question.is_archived
+                else None
+            ),
+            "archive_label": _("Archive instead"),
+            "back_url": reverse("admin:quizzes_question_change", args=[question.pk]),
+        }
+
+    def get_urls(self):
+        archive = self.admin_site.admin_view(self.archive_view)
+        return [path("<path:object_id>/archive/", archive, name="quizzes_question_archive"), *super().get_urls()]
+
+    def archive_view(self, request, object_id):
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        question = get_object_or_404(Question, pk=object_id)
+        if not self.has_change_permission(request, question):
+            raise PermissionDenied
+        questions_archive(questions=[question], archived=True)
+        self.message_user(
+            request,
+            _("Question %(question)s is archived: it is no longer asked, and its answers stay on record.")
+            % {"question": question},
+        )
+        return HttpResponseRedirect(reverse("admin:quizzes_question_change", args=[question.pk]))
+
+    # Changing the correct choice ----------------------------------------------------------
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except _ConfirmationNeeded as needed:
+            # Raised inside the admin's transaction: everything it saved is rolled back.
+            return self.regrade_confirmation(request, needed)
+
+    def save_related(self, request, form, formsets, change):
+        question = form.instance
+        choices = next((formset for formset in formsets if isinstance(formset, ChoiceInlineFormSet)), None)
+        key_change = choices.correct_choice_change() if (change and choices is not None) else None
+        if key_change is not None and question_has_answers(question):
+            old, new = key_change
+            if request.POST.get(CONFIRM_REGRADE_FIELD) != "yes":
+                raise _ConfirmationNeeded(question, old, new, question_regrade_plan(question=question, new_correct=new))
+            regrade = question_correct_choice_change(question=question, new_correct=new, changed_by=request.user)
+            if regrade is not None:
+                self.message_user(
+                    request,
+                    format_html(
+                        '{} <a href="{}">{}</a>',
+                        _(
+                            "The correct choice changed: %(answers)d answers regraded, "
+                            "%(attempts)d finished attempts rescored."
+                        )
+                        % {"answers": regrade.answers_changed, "attempts": regrade.attempts_regraded},
+                        reverse("admin:quizzes_regrade_change", args=[regrade.pk]),
+                        _("See the record of this regrade."),
+                    ),
+                    messages.SUCCESS,
+                )
+        super().save_related(request, form, formsets, change)
+        languages = form.cleaned_data.get("translations_reviewed") or []
+        if languages:
+            translations_confirm(question=question, languages=languages)
+
+    def regrade_confirmation(self, request, needed: _ConfirmationNeeded):
+        hidden = [
+            (name, value)
+            for name, values in request.POST.lists()
+            if name not in ("csrfmiddlewaretoken", CONFIRM_REGRADE_FIELD)
+            for value in values
+        ]
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "original": needed.question,
+            "title": _("Change the correct choice of %(question)s?") % {"question": needed.question},
+            "question": needed.question,
+            "old": needed.old,
+            "new": needed.new,
+            "plan": needed.plan,
+            "hidden_fields": hidden,
+            "confirm_field": CONFIRM_REGRADE_FIELD,
+            "cancel_url": reverse("admin:quizzes_question_change", args=[needed.question.pk]),
+        }
+        return TemplateResponse(request, self.regrade_confirmation_template, context)
+
+    # The translation status block -----------------------------------------------------------
+    @admin.display(description=_("translation status"))
+    def translation_status(self, question):
+        if question.pk is None:
+            return "-"
+        names = _language_names()
+        field_names = {"text": _("text"), "explanation": _("explanation")}
+        problems = {code: [] for code in TRANSLATION_LANGUAGES}
+        for code, found in object_translation_problems(question).items():
+            problems[code] += [(str(field_names[name]), status) for name, status in found]
+        for choice in question.choices.filter(is_archived=False).order_by("position"):
+            for code, found in object_translation_problems(choice).items():
+                label = _("choice %(position)s") % {"position": choice.position}
+                problems[code] += [(str(label), status) for _name, status in found]
+        rows = []
+        for code in TRANSLATION_LANGUAGES:
+            if not problems[code]:
+                rows.append((names[code], "translation-ok", _("up to date")))
+                continue
+            stale = [where for where, status in problems[code] if status == Status.STALE]
+            missing = [where for where, status in problems[code] if status == Status.MISSING]
+            parts = []
+            if stale:
+                parts.append(_("stale: %(fields)s") % {"fields": ", ".join(stale)})
+            if missing:
+                parts.append(_("missing (shown in English): %(fields)s") % {"fields": ", ".join(missing)})
+            rows.append((names[code], "translation-stale" if stale else "translation-missing", "; ".join(parts)))
+        return format_html(
+            '<dl class="translation-status">{}</dl>',
+            format_html_join("", '<dt>{}</dt><dd class="{}">{}</dd>', rows),
+        )
+
+
+class QuizSafeEditsMixin(RefuseDeletingAnsweredMixin):
+    """Refuse deleting a quiz with attempts; the translation status page."""
+
+    def delete_refused_in(self, queryset):
+        return list(queryset.filter(pk__in=Attempt.objects.values("quiz_id")))
+
+    def delete_refused_message(self, refused):
+        names = ", ".join(str(quiz) for quiz in refused)
+        return ngettext(
+            "Quiz %(quizzes)s can't be deleted: students have attempted it and their attempts stay on record. "
+            "Unpublish it instead.",
+            "Quizzes %(quizzes)s can't be deleted: students have attempted them and their attempts stay on record. "
+            "Unpublish them instead.",
+            len(refused),
+        ) % {"quizzes": names}
+
+    def delete_refusal_context(self, request, quiz):
+        answers = Answer.objects.filter(attempt__quiz=quiz)
+        attempts = Attempt.objects.filter(quiz=quiz)
+        if not attempts.exists():
+            return None
+        counts = _record_counts(answers)
+        counts["attempts"] = attempts.count()
+        counts["students"] = attempts.values("user").distinct().count()
+        return {
+            "counts": counts,
+            "reason": _(
+                "Students have attempted this quiz. Their attempts, answers and scores are part of their "
+                "records, so the quiz can't be deleted."
+            ),
+            "instead": _(
+                "Unpublish it instead (untick “published” on its page): students no longer see it, "
+                "and every attempt stays on record."
+            ),
+            "archive_url": None,
+            "back_url": reverse("admin:quizzes_quiz_change", args=[quiz.pk]),
+        }
+
+    def get_urls(self):
+        translations = self.admin_site.admin_view(self.translations_view)
+        return [
+            path("<path:object_id>/translations/", translations, name="quizzes_quiz_translations"),
+            *super().get_urls(),
+        ]
+
+    def translations_view(self, request, object_id):
+        quiz_stub = get_object_or_404(Quiz, pk=object_id)
+        if not self.has_view_permission(request, quiz_stub):
+            raise PermissionDenied
+        quiz = quiz_content_get(slug=quiz_stub.slug)
+        changelist = reverse("admin:quizzes_question_changelist")
+        reports = quiz_translation_report(quiz)
+        for report in reports:
+            report.stale_url = f"{changelist}?quiz__id__exact={quiz.pk}&stale_in={report.code}"
+            report.missing_url = f"{changelist}?quiz__id__exact={quiz.pk}&missing_in={report.code}"
+        context = {
+            **self.admin_site.each_context(request),
+            "title": _("Translation status: %(quiz)s") % {"quiz": quiz},
+            "opts": self.opts,
+            "original": quiz,
+            "reports": reports,
+            "has_view_permission": True,
+        }
+        return TemplateResponse(request, "admin/quizzes/quiz/translations.html", context)
