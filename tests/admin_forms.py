@@ -1,6 +1,16 @@
-"""Submit an admin change form as a browser would: every field the page holds, then edits."""
+"""Admin pages in tests: their URLs in a language, and a change form submitted as a
+browser would (every field the page holds, then edits)."""
+
+from django.urls import reverse
+from django.utils import translation
 
 from tests.conftest import html_tree
+
+
+def admin_url(name, *args, language="en"):
+    """The admin URL ``admin:<name>`` under the ``language`` prefix."""
+    with translation.override(language):
+        return reverse(f"admin:{name}", args=args)
 
 
 def form_data(html: str, form_id: str) -> dict[str, object]:

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from django.utils import translation
 
 from quizzes.models import Course, Quiz
 from quizzes.roles import CONTENT_EDITORS, TEACHERS, staff_groups_ensure
@@ -14,6 +15,15 @@ PROJECT_DIR = Path(__file__).resolve().parent.parent
 FIXTURES_DIR = PROJECT_DIR / "fixtures"
 SEEDS_DIR = Path(__file__).resolve().parent / "seeds"
 FIXTURE_FILES = sorted(FIXTURES_DIR.glob("*.json"))
+
+
+@pytest.fixture(autouse=True)
+def english():
+    """Start every test in English: a request to /ur/ leaves Urdu active in the
+    thread (the test client runs views in it), which later reverse() calls and
+    gettext would otherwise inherit."""
+    with translation.override("en"):
+        yield
 
 
 def load_fixtures() -> None:
@@ -54,6 +64,13 @@ def editor(db):
     user = UserFactory(username="editor-1", is_staff=True)
     user.groups.add(staff_groups_ensure()[CONTENT_EDITORS])
     return user
+
+
+@pytest.fixture
+def editor_client(client, editor):
+    """The test client, logged in as ``editor``."""
+    client.force_login(editor)
+    return client
 
 
 @pytest.fixture

@@ -2,26 +2,14 @@
 
 import pytest
 from django.contrib.staticfiles import finders
-from django.urls import reverse
-from django.utils import translation
 
 from quizzes.models import Answer, Attempt, Choice, Question, Quiz
+from tests.admin_forms import admin_url
 from tests.factories import AnswerFactory, AttemptFactory, ChoiceFactory, QuestionFactory, QuizFactory
 
 pytestmark = pytest.mark.django_db
 
 LANGUAGES = ("en", "ur", "sn", "id")
-
-
-def admin_url(name, *args, language="en"):
-    with translation.override(language):
-        return reverse(f"admin:{name}", args=args)
-
-
-@pytest.fixture
-def editor_client(client, editor):
-    client.force_login(editor)
-    return client
 
 
 @pytest.fixture

@@ -34,13 +34,6 @@ CONFIRM = "staff:enrol_bulk_confirm"
 URDU_USERNAME = "علی"
 
 
-@pytest.fixture(autouse=True)
-def english():
-    """Start each test in English: a request to /ur/ leaves Urdu active for later reverse() calls."""
-    with translation.override("en"):
-        yield
-
-
 def history(course=None):
     changes = EnrollmentChange.objects.order_by("pk")
     if course is not None:

@@ -24,13 +24,6 @@ BOM = b"\xef\xbb\xbf"
 URDU_NAME = "علی"
 
 
-@pytest.fixture(autouse=True)
-def english():
-    """Start each test in English: a request to /ur/ leaves Urdu active for later reverse() calls."""
-    with translation.override("en"):
-        yield
-
-
 def url(name, *args, language="en", **query):
     with translation.override(language):
         path = reverse(f"staff:{name}", args=args)

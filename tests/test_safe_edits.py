@@ -6,8 +6,6 @@ import time
 
 import pytest
 from django.db import connection
-from django.urls import reverse
-from django.utils import translation
 from rest_framework.test import APIClient
 
 from quizzes import content_cache
@@ -26,24 +24,13 @@ from quizzes.services import (
     questions_archive,
 )
 from quizzes.services import attempts as attempts_service
-from tests.admin_forms import form_data
+from tests.admin_forms import admin_url, form_data
 from tests.conftest import html_tree
 from tests.factories import AnswerFactory, AttemptFactory, EnrollmentFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
 GC = "gradient-checkpointing"
-
-
-def admin_url(name, *args, language="en"):
-    with translation.override(language):
-        return reverse(f"admin:{name}", args=args)
-
-
-@pytest.fixture
-def editor_client(client, editor):
-    client.force_login(editor)
-    return client
 
 
 @pytest.fixture

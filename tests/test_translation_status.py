@@ -7,8 +7,6 @@ import io
 import pytest
 from django.apps import apps as global_apps
 from django.core.management import call_command
-from django.urls import reverse
-from django.utils import translation
 
 from quizzes.i18n import TRANSLATION_LANGUAGES
 from quizzes.models import Choice, Course, Question, Quiz
@@ -22,7 +20,7 @@ from quizzes.translation_status import (
     source_hash,
     translation_status,
 )
-from tests.admin_forms import form_data
+from tests.admin_forms import admin_url, form_data
 from tests.conftest import SEEDS_DIR, fixture_records, html_tree
 from tests.factories import UserFactory
 
@@ -31,17 +29,6 @@ pytestmark = pytest.mark.django_db
 GC = "gradient-checkpointing"
 ART = "activation-recomputation-tradeoffs"
 STALE, MISSING, UP_TO_DATE = Status.STALE, Status.MISSING, Status.TRANSLATED
-
-
-def admin_url(name, *args, language="en"):
-    with translation.override(language):
-        return reverse(f"admin:{name}", args=args)
-
-
-@pytest.fixture
-def editor_client(client, editor):
-    client.force_login(editor)
-    return client
 
 
 def question(slug, position) -> Question:

@@ -11,9 +11,10 @@ from django.utils import timezone
 from quizzes.models import Attempt, Enrollment, EnrollmentChange, Quiz
 from quizzes.roles import CONTENT_EDITORS, staff_groups_ensure
 from quizzes.services import enrollment_create
+from tests.browser import admin_login
 from tests.browser.conftest import expect, screenshot
 from tests.browser.test_accessibility import assert_no_serious_violations
-from tests.factories import DEFAULT_PASSWORD, AttemptFactory, UserFactory
+from tests.factories import AttemptFactory, UserFactory
 
 EDITOR = "browser-gradebook-editor"
 COURSE = "memory-efficient-training"
@@ -63,15 +64,6 @@ def classroom(content):
     return students
 
 
-def admin_login(page, language: str, next_path: str) -> None:
-    page.goto(next_path)
-    assert re.search(rf"/{language}/admin/login/\?next=", page.url), page.url
-    page.locator("#id_username").fill(EDITOR)
-    page.locator("#id_password").fill(DEFAULT_PASSWORD)
-    page.locator("#login-form [type=submit]").click()
-    page.wait_for_url(re.compile(re.escape(next_path) + "$"))
-
-
 def cell(page, username: str, column: int):
     """The gradebook cell of ``username``'s row: column 0 is the name, 1.. the quizzes."""
     row = page.locator("table.gradebook-table tbody tr").filter(has=page.locator("th a", has_text=username))
@@ -80,7 +72,7 @@ def cell(page, username: str, column: int):
 
 @pytest.mark.parametrize("language", ["en", "ur"])
 def test_editor_reads_the_gradebook_and_enrols_in_bulk(page, editor, classroom, content, language):
-    admin_login(page, language, f"/{language}/admin/reports/gradebook/")
+    admin_login(page, EDITOR, language, f"/{language}/admin/reports/gradebook/")
     expect(page.locator("html")).to_have_attribute("dir", "rtl" if language == "ur" else "ltr")
     assert_no_serious_violations(page)
 

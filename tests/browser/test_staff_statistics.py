@@ -8,9 +8,10 @@ import pytest
 
 from quizzes.models import Attempt, Quiz
 from quizzes.roles import CONTENT_EDITORS, staff_groups_ensure
+from tests.browser import admin_login
 from tests.browser.conftest import expect, questions_of, screenshot
 from tests.browser.test_accessibility import assert_no_serious_violations
-from tests.factories import DEFAULT_PASSWORD, UserFactory
+from tests.factories import UserFactory
 from tests.test_item_statistics import seed_attempts
 
 SLUG = "gradient-checkpointing"
@@ -53,19 +54,10 @@ def answered_quiz(content) -> Quiz:
     return Quiz.objects.get(slug=SLUG)
 
 
-def admin_login(page, language: str, next_path: str) -> None:
-    page.goto(next_path)
-    assert re.search(rf"/{language}/admin/login/\?next=", page.url), page.url
-    page.locator("#id_username").fill(EDITOR)
-    page.locator("#id_password").fill(DEFAULT_PASSWORD)
-    page.locator("#login-form [type=submit]").click()
-    page.wait_for_url(re.compile(re.escape(next_path) + "$"))
-
-
 @pytest.mark.parametrize("language", ["en", "ur"])
 def test_editor_reads_the_statistics(page, editor, answered_quiz, language):
     path = f"/{language}/admin/reports/quizzes/{answered_quiz.pk}/statistics/"
-    admin_login(page, language, path)
+    admin_login(page, EDITOR, language, path)
     expect(page.locator("html")).to_have_attribute("dir", "rtl" if language == "ur" else "ltr")
     summary = page.locator("table.statistics-summary tbody tr")
     expect(summary).to_have_count(8)
@@ -97,7 +89,7 @@ def test_editor_reads_the_statistics(page, editor, answered_quiz, language):
 
 
 def test_index_lists_the_quizzes(page, editor, answered_quiz):
-    admin_login(page, "en", "/en/admin/reports/statistics/")
+    admin_login(page, EDITOR, "en", "/en/admin/reports/statistics/")
     link = page.get_by_role("link", name=re.compile("checkpointing", re.IGNORECASE))
     expect(link).to_have_count(1)
     link.click()

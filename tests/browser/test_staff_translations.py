@@ -8,9 +8,10 @@ import pytest
 from quizzes.models import Attempt, Choice, Question, Quiz, Regrade
 from quizzes.roles import CONTENT_EDITORS, staff_groups_ensure
 from quizzes.services import attempt_answer_submit, attempt_finish, attempt_start
+from tests.browser import admin_login
 from tests.browser.conftest import expect, screenshot
 from tests.browser.test_accessibility import FAILING_IMPACTS, axe_violations, describe
-from tests.factories import DEFAULT_PASSWORD, UserFactory
+from tests.factories import UserFactory
 
 SLUG = "gradient-checkpointing"
 EDITOR = "browser-editor"
@@ -59,19 +60,11 @@ def assert_no_serious_violations(page) -> None:
     assert not serious, f"axe found serious or critical violations on {page.url}:\n{describe(serious)}"
 
 
-def admin_login(page, language: str) -> None:
-    page.goto(f"/{language}/admin/login/?next=/{language}/admin/")
-    page.locator("#id_username").fill(EDITOR)
-    page.locator("#id_password").fill(DEFAULT_PASSWORD)
-    page.locator("#login-form [type=submit]").click()
-    page.wait_for_url(re.compile(rf"/{language}/admin/$"))
-
-
 @pytest.mark.parametrize("language", ["en", "ur"])
 def test_editor_sees_stale_translation_and_regrades(page, language, editor, stale_question):
     question = stale_question
     quiz = Quiz.objects.get(slug=SLUG)
-    admin_login(page, language)
+    admin_login(page, EDITOR, language)
 
     # The question page marks the stale Urdu and Shona texts.
     page.goto(f"/{language}/admin/quizzes/question/{question.pk}/change/")
