@@ -58,7 +58,13 @@ for course in Course.objects.all():
 print(Token.objects.get_or_create(user=user)[0].key)
 ')"
 
+# --limit-request-line 0: the fuzzer tests the application against its schema. With
+# gunicorn's default (4094 bytes) a generated query string of repeated ?page= values
+# is refused by gunicorn itself with an HTML 414 before Django sees it, which
+# schemathesis then reports as an undocumented status (seen once in CI); the app
+# answers such a query with its documented JSON 400.
 "$PY" -m gunicorn lms.wsgi:application --bind "127.0.0.1:$PORT" --workers 2 --no-control-socket \
+  --limit-request-line 0 \
   --pid "$WORK/gunicorn.pid" --error-logfile "$WORK/gunicorn.log" --daemon
 for _ in $(seq 1 50); do
   curl -fsS -o /dev/null "http://127.0.0.1:$PORT/api/v1/schema/" && break
