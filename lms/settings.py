@@ -178,7 +178,7 @@ JQUERY_UI_URL = "vendor/jquery-ui/jquery-ui.min.js"
 REST_FRAMEWORK = {
     # Token first: an unauthenticated request then gets 401 with WWW-Authenticate.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "quizzes.api.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],

@@ -3,7 +3,8 @@
 Showing a question, checking an answer and giving its feedback all need the
 quiz's questions and choices; they change only when an editor saves content,
 so they are read from the cache (Redis in production: shared by every worker
-and server) instead of three queries per request.
+and server) instead of three queries per request. Each process also holds the
+snapshots it has read, so that a request only asks the cache for the version.
 
 What is cached: one language-independent snapshot per quiz, with every
 translated column (``text_en``, ``text_ur``... as on the models, so that
@@ -138,24 +139,44 @@ def quiz_content_load(quiz_id: int, *, quiz: Quiz | None = None) -> QuizContent:
     )
 
 
-def quiz_content(quiz_id: int, *, quiz: Quiz | None = None) -> QuizContent:
-    """The quiz's content: from the cache (one round trip), or read and cached.
+# The snapshots this process has read, by quiz id, with their version: a current one is
+# served without fetching and unpickling it again (the version is still checked every time).
+_held: dict[int, tuple[str, QuizContent]] = {}
+_HELD_MAX = 1000
 
-    Pass ``quiz`` when the row is at hand (it saves a query on a miss for a
-    quiz without questions). Raises Quiz.DoesNotExist for an unknown quiz.
+
+def _hold(quiz_id: int, version: str, content: QuizContent) -> None:
+    if len(_held) >= _HELD_MAX:
+        _held.clear()
+    _held[quiz_id] = (version, content)
+
+
+def quiz_content(quiz_id: int, *, quiz: Quiz | None = None) -> QuizContent:
+    """The quiz's content: while current, one round trip to the cache (its version).
+
+    The snapshot itself is fetched from the cache only when this process does
+    not hold the current one, and read from the database (then cached) only
+    when the cache does not either. Pass ``quiz`` when the row is at hand (it
+    saves a query on a miss for a quiz without questions). Raises
+    Quiz.DoesNotExist for an unknown quiz.
     """
     version_key, content_key = _version_key(quiz_id), _content_key(quiz_id)
-    found = cache.get_many([version_key, content_key])
-    version = found.get(version_key)
-    cached = found.get(content_key)
-    if version is not None and cached is not None and cached[0] == version:
-        return cached[1]
-    if version is None:
+    version = cache.get(version_key)
+    if version is not None:
+        held = _held.get(quiz_id)
+        if held is not None and held[0] == version:
+            return held[1]
+        cached = cache.get(content_key)
+        if cached is not None and cached[0] == version:
+            _hold(quiz_id, *cached)
+            return cached[1]
+    else:
         cache.add(version_key, secrets.token_hex(8), timeout=None)
         version = cache.get(version_key)
     content = quiz_content_load(quiz_id, quiz=quiz)
     # Read under ``version``: if an edit replaced it meanwhile, this snapshot is never served.
     cache.set(content_key, (version, content), timeout=CONTENT_TIMEOUT)
+    _hold(quiz_id, version, content)
     return content
 
 

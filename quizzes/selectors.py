@@ -5,7 +5,6 @@ from django.db.models import (
     Count,
     Exists,
     F,
-    FilteredRelation,
     Max,
     OuterRef,
     Prefetch,
@@ -15,6 +14,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Cast, NullIf
 
+from quizzes import rows
 from quizzes.models import Answer, Attempt, Choice, Course, Enrollment, Question, Quiz
 
 
@@ -73,48 +73,45 @@ def student_courses(*, user) -> list[Course]:
 
     ``progress_quizzes``: the course's published quizzes in order, each with
     ``attempts_used``, ``best_percent``, ``passed`` and ``in_progress_id`` as
-    ``quiz_progress_queryset`` annotates them. Two queries: the courses, then
-    their quizzes joined to this user's attempts (a row per attempt), the
-    progress being added up here: the dashboard and the progress endpoint run
-    this on every visit, and the aggregate query costs more to build in the
-    ORM than to run.
+    ``quiz_progress_queryset`` annotates them. Two fixed statements
+    (``quizzes.rows``): the courses, then their quizzes joined to this user's
+    attempts (a row per attempt), the progress being added up here. The
+    dashboard and the progress endpoint run this on every visit.
     """
-    courses = list(Course.objects.filter(enrollments__user=user).order_by("slug"))
+    return _with_progress(user, rows.courses_of_student(user.pk)[0])
+
+
+def student_dashboard(*, user) -> tuple[list[Course], list[Course]]:
+    """``student_courses`` and ``joinable_courses`` from the same two statements."""
+    courses, joinable = rows.courses_of_student(user.pk)
+    return _with_progress(user, courses), joinable
+
+
+def _with_progress(user, courses: list[Course]) -> list[Course]:
     if not courses:
         return courses
     by_id = {course.pk: course for course in courses}
     for course in courses:
         course.progress_quizzes = []
-    rows = (
-        Quiz.objects.filter(course_id__in=by_id, is_published=True)
-        .alias(mine=FilteredRelation("attempts", condition=Q(attempts__user=user)))
-        .annotate(
-            mine_id=F("mine__id"),
-            mine_state=F("mine__state"),
-            mine_score=F("mine__score"),
-            mine_max_score=F("mine__max_score"),
-            mine_pass_mark=F("mine__pass_mark"),
-        )
-        .order_by("position", "slug", "mine__id")
-    )
     quizzes: dict[int, Quiz] = {}
-    for row in rows:
+    for row, mine in rows.quiz_attempt_rows(user.pk):
         quiz = quizzes.get(row.pk)
         if quiz is None:
             quiz = quizzes[row.pk] = row
             quiz.attempts_used, quiz.best_percent, quiz.passed, quiz.in_progress_id = 0, None, False, None
             quiz.course = by_id[quiz.course_id]
             quiz.course.progress_quizzes.append(quiz)
-        if row.mine_id is None:
+        if mine is None:
             continue
+        attempt_id, state, score, max_score, pass_mark = mine
         quiz.attempts_used += 1
-        if row.mine_state == Attempt.State.IN_PROGRESS:
-            quiz.in_progress_id = row.mine_id
-        elif row.mine_state == Attempt.State.FINISHED:
-            if row.mine_max_score:
-                percent = row.mine_score * 100 // row.mine_max_score
+        if state == Attempt.State.IN_PROGRESS:
+            quiz.in_progress_id = attempt_id
+        elif state == Attempt.State.FINISHED:
+            if max_score:
+                percent = score * 100 // max_score
                 quiz.best_percent = percent if quiz.best_percent is None else max(quiz.best_percent, percent)
-            if row.mine_score * 100 >= row.mine_pass_mark * row.mine_max_score:
+            if score * 100 >= pass_mark * max_score:
                 quiz.passed = True
     return courses
 
@@ -124,9 +121,9 @@ def course_quizzes_passed(course: Course) -> int:
     return sum(bool(quiz.passed) for quiz in course.progress_quizzes)
 
 
-def joinable_courses(*, user) -> QuerySet[Course]:
-    """Courses open to self-enrolment that ``user`` has not joined."""
-    return Course.objects.filter(allow_self_enrollment=True).exclude(enrollments__user=user).order_by("slug")
+def joinable_courses(*, user) -> list[Course]:
+    """Courses open to self-enrolment that ``user`` has not joined, by slug."""
+    return rows.courses_of_student(user.pk)[1]
 
 
 def is_enrolled(*, user, course_id: int) -> bool:
@@ -147,40 +144,25 @@ def student_attempt_get(*, user, attempt_id: int) -> Attempt:
     """One of ``user``'s own attempts; anyone else's raises Attempt.DoesNotExist.
 
     Only the attempt's row: its quiz's content comes from ``content_cache.quiz_content``.
+    One fixed statement (``quizzes.rows``): every answer and finish reads it.
     """
-    return Attempt.objects.get(pk=attempt_id, user=user)
-
-
-_ANSWER_COLUMNS = ("id", "question_id", "choice_id", "is_correct", "language", "answered_at")
+    attempt = rows.attempt_get(attempt_id=attempt_id, user_id=user.pk)
+    if attempt is None:
+        raise Attempt.DoesNotExist
+    return attempt
 
 
 def student_attempt_with_answers(*, user, attempt_id: int) -> tuple[Attempt, dict[int, Answer]]:
-    """One of ``user``'s attempts and its answers by question, in one query.
+    """One of ``user``'s attempts and its answers by question, in one statement.
 
     The attempt LEFT JOIN its answers (a row per answer), for the question
-    page: one round trip to the database fewer on the most visited page.
-    Raises Attempt.DoesNotExist as ``student_attempt_get``.
+    page, the most visited page (``quizzes.rows``). Raises
+    Attempt.DoesNotExist as ``student_attempt_get``.
     """
-    rows = list(
-        Attempt.objects.filter(pk=attempt_id, user=user).annotate(
-            **{f"answer_{column}": F(f"answers__{column}") for column in _ANSWER_COLUMNS}
-        )
-    )
-    if not rows:
+    found = rows.attempt_with_answers(attempt_id=attempt_id, user_id=user.pk)
+    if found is None:
         raise Attempt.DoesNotExist
-    attempt = rows[0]
-    answers = {}
-    for row in rows:
-        if row.answer_id is None:
-            continue
-        answer = Answer.from_db(
-            "default",
-            ["attempt_id", *_ANSWER_COLUMNS],
-            [attempt.pk, *(getattr(row, f"answer_{c}") for c in _ANSWER_COLUMNS)],
-        )
-        answer.attempt = attempt
-        answers[answer.question_id] = answer
-    return attempt, answers
+    return found
 
 
 def attempt_answers_by_question(*, attempt: Attempt) -> dict[int, Answer]:

@@ -22,12 +22,11 @@ from quizzes.selectors import (
     attempt_answers_by_question,
     course_quizzes_passed,
     is_enrolled,
-    joinable_courses,
     published_quiz_get,
     student_attempt_get,
     student_attempt_with_answers,
     student_attempts,
-    student_courses,
+    student_dashboard,
 )
 from quizzes.services import (
     AttemptError,
@@ -48,11 +47,11 @@ ENROLLED = _("You are now enrolled in %(course)s.")
 @login_required
 @require_GET
 def dashboard(request):
-    courses = list(student_courses(user=request.user))
+    courses, joinable = student_dashboard(user=request.user)
     for course in courses:
         course.passed_count = course_quizzes_passed(course)
         course.resume = next((quiz for quiz in course.progress_quizzes if quiz.in_progress_id), None)
-    context = {"courses": courses, "joinable": list(joinable_courses(user=request.user))}
+    context = {"courses": courses, "joinable": joinable}
     return render(request, "quizzes/dashboard.html", context)
 
 
@@ -162,7 +161,9 @@ def _answer_submit(request, attempt: Attempt, position: int):
         in_quiz = content.question(question_id) is not None
         return refuse(OTHER_QUESTION if in_quiz else QUESTION_NOT_IN_QUIZ, 400)
     try:
-        attempt_answer_submit(attempt=attempt, question_id=question_id, choice_id=choice_id, language=get_language())
+        attempt_answer_submit(
+            attempt=attempt, question_id=question_id, choice_id=choice_id, language=get_language(), content=content
+        )
     except AttemptError as error:
         return refuse(error.message, error.status)
     url = reverse("quizzes:attempt_question", kwargs={"pk": attempt.pk, "position": position})

@@ -1,7 +1,6 @@
 """REST API v1: thin views over the same selectors and services as the web pages."""
 
 from django.conf import settings
-from django.shortcuts import get_object_or_404
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -36,6 +35,7 @@ from quizzes.selectors import (
     is_enrolled,
     published_quiz_get,
     quiz_progress_queryset,
+    student_attempt_get,
     student_attempts_with_feedback,
     student_courses,
     student_quizzes,
@@ -199,7 +199,7 @@ class AnswerCreateView(LanguageMixin, APIView):
     )
     @idempotent
     def post(self, request, pk):
-        attempt = get_object_or_404(Attempt.objects.filter(user=request.user).only("pk", "quiz_id"), pk=pk)
+        attempt = _own_attempt(request.user, pk)
         body = AnswerRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         answer, created = attempt_answer_submit(
@@ -226,7 +226,7 @@ class AttemptFinishView(LanguageMixin, APIView):
     )
     @idempotent
     def post(self, request, pk):
-        attempt = get_object_or_404(Attempt.objects.filter(user=request.user), pk=pk)
+        attempt = _own_attempt(request.user, pk)
         return Response(AttemptResultSerializer(attempt_finish(attempt=attempt)).data)
 
 
@@ -245,3 +245,10 @@ class ProgressView(LanguageMixin, generics.ListAPIView):
 def _require_enrolled(user, quiz) -> None:
     if not is_enrolled(user=user, course_id=quiz.course_id):
         raise ApiError(NOT_ENROLLED, code="not_enrolled", status_code=403)
+
+
+def _own_attempt(user, pk) -> Attempt:
+    try:
+        return student_attempt_get(user=user, attempt_id=pk)
+    except Attempt.DoesNotExist:
+        raise NotFound from None

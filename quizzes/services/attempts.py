@@ -14,8 +14,9 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from quizzes.content_cache import quiz_content
-from quizzes.models import Answer, Attempt, Choice, Enrollment, Quiz
+from quizzes import rows
+from quizzes.content_cache import QuizContent, quiz_content
+from quizzes.models import Answer, Attempt, Enrollment, Quiz
 
 QUIZ_UNAVAILABLE = _("This quiz is not available.")
 NOT_ENROLLED = _("You are not enrolled in the course of this quiz.")
@@ -92,7 +93,9 @@ def attempt_start(*, user, quiz: Quiz) -> tuple[Attempt, bool]:
     return attempt, True
 
 
-def attempt_answer_submit(*, attempt: Attempt, question_id: int, choice_id: int, language: str) -> tuple[Answer, bool]:
+def attempt_answer_submit(
+    *, attempt: Attempt, question_id: int, choice_id: int, language: str, content: QuizContent | None = None
+) -> tuple[Answer, bool]:
     """Record the answer to one question; the first answer is final.
 
     Returns the answer and whether it is new: submitting the recorded choice
@@ -106,31 +109,33 @@ def attempt_answer_submit(*, attempt: Attempt, question_id: int, choice_id: int,
     a regrade (``quizzes.services.regrade``) holds the quiz and every attempt
     in progress until it commits, so an answer waiting on that lock must be
     graded with the key committed since, not with a copy of the old one. A
-    second answer to a question is caught by the unique constraint.
+    second answer to a question is caught by the unique constraint. Pass
+    ``content`` when the caller has just read the quiz's content (it saves a
+    round trip to the cache).
     """
     try:
         with transaction.atomic():
-            locked = Attempt.objects.select_for_update().only("pk", "state", "quiz_id").get(pk=attempt.pk)
-            if locked.state != Attempt.State.IN_PROGRESS:
+            # The three statements are fixed SQL (quizzes/rows.py): this is the busiest write.
+            locked = rows.attempt_lock(attempt.pk)
+            if locked is None:
+                raise Attempt.DoesNotExist
+            state, quiz_id = locked
+            if state != Attempt.State.IN_PROGRESS:
                 raise AttemptError(ATTEMPT_FINISHED, code="attempt_finished", status=409)
-            question = quiz_content(locked.quiz_id).question(question_id)
+            if content is None or content.id != quiz_id:
+                content = quiz_content(quiz_id)
+            question = content.question(question_id)
             if question is None:
                 raise AttemptError(QUESTION_NOT_IN_QUIZ, code="question_not_in_quiz", status=400)
             choice = question.choice(choice_id)
             if choice is None:
                 raise AttemptError(CHOICE_NOT_IN_QUESTION, code="choice_not_in_question", status=400)
-            is_correct = (
-                Choice.objects.filter(
-                    pk=choice.id, question_id=question.id, is_archived=False, question__is_archived=False
-                )
-                .values_list("is_correct", flat=True)
-                .first()
-            )
+            is_correct = rows.choice_key(choice_id=choice.id, question_id=question.id)
             if is_correct is None:  # archived or moved since the cached copy was read
                 raise AttemptError(CHOICE_NOT_IN_QUESTION, code="choice_not_in_question", status=400)
             # Last statement of the transaction: a unique violation rolls back nothing else.
-            answer = Answer.objects.create(
-                attempt_id=locked.pk,
+            answer = rows.answer_insert(
+                attempt_id=attempt.pk,
                 question_id=question.id,
                 choice_id=choice.id,
                 is_correct=is_correct,

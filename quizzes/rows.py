@@ -1,0 +1,267 @@
+"""The statements every student request runs, written once in SQL.
+
+Each student request runs the same few reads and writes: who the user is, the
+attempt and its answers, the answer's lock, key and INSERT. Built by the ORM,
+each of these costs 0.3 to 1.3 ms of Python (building and compiling the query)
+against about 0.1 ms to send it and read the row, and at a few per request
+that was most of a page's cost (issue 7, ``make bench``). Here each is a fixed
+SQL string, built once from the models' table and column names, and rows
+become model instances through ``Model.from_db`` with the same converters the
+ORM applies, so callers get exactly what the equivalent queryset returns.
+
+Only these hot paths live here; everything else uses the ORM.
+"""
+
+from functools import cache
+
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.db.models.expressions import Col
+
+from quizzes.models import Answer, Attempt, Choice, Course, Enrollment, Question, Quiz
+
+
+def _table(model) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+def _field(model, attname: str):
+    return next(field for field in model._meta.concrete_fields if field.attname == attname)
+
+
+def _column(model, attname: str) -> str:
+    """The quoted column of a field, by its attribute name (``quiz_id``, ``state``)."""
+    return connection.ops.quote_name(_field(model, attname).column)
+
+
+def _attnames(model) -> tuple[str, ...]:
+    return tuple(field.attname for field in model._meta.concrete_fields)
+
+
+def _select_list(model, alias: str, names: tuple[str, ...]) -> str:
+    return ", ".join(f"{alias}.{_column(model, name)}" for name in names)
+
+
+@cache
+def _converters(model, names: tuple[str, ...], vendor: str):
+    """For each column needing one, the converters the ORM would apply (SQLite datetimes, booleans)."""
+    found = []
+    for index, name in enumerate(names):
+        field = _field(model, name)
+        expression = Col(model._meta.db_table, field)
+        converters = connection.ops.get_db_converters(expression) + field.get_db_converters(connection)
+        if converters:
+            found.append((index, converters, expression))
+    return tuple(found)
+
+
+def instance(model, names: tuple[str, ...], values):
+    """A model instance from one row of ``names`` columns, as the ORM would build it."""
+    converters = _converters(model, names, connection.vendor)
+    if converters:
+        values = list(values)
+        for index, functions, expression in converters:
+            for function in functions:
+                values[index] = function(values[index], expression, connection)
+    return model.from_db(connection.alias, list(names), values)
+
+
+def _fetchall(sql: str, params) -> list[tuple]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+# Users -----------------------------------------------------------------------------------------
+
+
+@cache
+def _user_sql(vendor: str) -> tuple[str, tuple[str, ...]]:
+    User = get_user_model()
+    names = _attnames(User)
+    return f"SELECT {_select_list(User, 't', names)} FROM {_table(User)} t WHERE t.{_column(User, 'id')} = %s", names
+
+
+def user_get(user_id):
+    """The user with this primary key, or None (what ModelBackend.get_user reads)."""
+    sql, names = _user_sql(connection.vendor)
+    rows = _fetchall(sql, [user_id])
+    return instance(get_user_model(), names, rows[0]) if rows else None
+
+
+@cache
+def _token_sql(vendor: str) -> tuple[str, tuple[str, ...]]:
+    from rest_framework.authtoken.models import Token
+
+    User = get_user_model()
+    names = _attnames(User)
+    sql = (
+        f"SELECT {_select_list(User, 'u', names)} FROM {_table(Token)} t "
+        f"JOIN {_table(User)} u ON u.{_column(User, 'id')} = t.{_column(Token, 'user_id')} "
+        f"WHERE t.{_column(Token, 'key')} = %s"
+    )
+    return sql, names
+
+
+def token_user_get(key: str):
+    """The user an API token belongs to, or None."""
+    sql, names = _token_sql(connection.vendor)
+    rows = _fetchall(sql, [key])
+    return instance(get_user_model(), names, rows[0]) if rows else None
+
+
+# Attempts and answers --------------------------------------------------------------------------
+
+ATTEMPT_NAMES = _attnames(Attempt)
+ANSWER_NAMES = ("id", "question_id", "choice_id", "is_correct", "language", "answered_at")
+
+
+@cache
+def _attempt_sql(vendor: str) -> str:
+    return (
+        f"SELECT {_select_list(Attempt, 'a', ATTEMPT_NAMES)} FROM {_table(Attempt)} a "
+        f"WHERE a.{_column(Attempt, 'id')} = %s AND a.{_column(Attempt, 'user_id')} = %s"
+    )
+
+
+def attempt_get(*, attempt_id: int, user_id: int) -> Attempt | None:
+    """The attempt if it is this user's, else None."""
+    rows = _fetchall(_attempt_sql(connection.vendor), [attempt_id, user_id])
+    return instance(Attempt, ATTEMPT_NAMES, rows[0]) if rows else None
+
+
+@cache
+def _attempt_answers_sql(vendor: str) -> str:
+    return (
+        f"SELECT {_select_list(Attempt, 'a', ATTEMPT_NAMES)}, {_select_list(Answer, 'r', ANSWER_NAMES)} "
+        f"FROM {_table(Attempt)} a "
+        f"LEFT JOIN {_table(Answer)} r ON r.{_column(Answer, 'attempt_id')} = a.{_column(Attempt, 'id')} "
+        f"WHERE a.{_column(Attempt, 'id')} = %s AND a.{_column(Attempt, 'user_id')} = %s"
+    )
+
+
+def attempt_with_answers(*, attempt_id: int, user_id: int) -> tuple[Attempt, dict[int, Answer]] | None:
+    """The attempt (if it is this user's) and its answers by question id, in one statement."""
+    rows = _fetchall(_attempt_answers_sql(connection.vendor), [attempt_id, user_id])
+    if not rows:
+        return None
+    width = len(ATTEMPT_NAMES)
+    attempt = instance(Attempt, ATTEMPT_NAMES, rows[0][:width])
+    answers = {}
+    for row in rows:
+        if row[width] is None:
+            continue
+        answer = instance(Answer, ("attempt_id", *ANSWER_NAMES), (attempt.pk, *row[width:]))
+        answer.attempt = attempt
+        answers[answer.question_id] = answer
+    return attempt, answers
+
+
+@cache
+def _lock_sql(vendor: str) -> str:
+    # Only the attempt's row: nothing else is joined, so nothing else is locked.
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    return (
+        f"SELECT {_column(Attempt, 'state')}, {_column(Attempt, 'quiz_id')} FROM {_table(Attempt)} "
+        f"WHERE {_column(Attempt, 'id')} = %s{lock}"
+    )
+
+
+def attempt_lock(attempt_id: int) -> tuple[str, int] | None:
+    """Lock the attempt's row until the transaction ends; its (state, quiz_id), or None."""
+    rows = _fetchall(_lock_sql(connection.vendor), [attempt_id])
+    return rows[0] if rows else None
+
+
+@cache
+def _key_sql(vendor: str) -> str:
+    return (
+        f"SELECT c.{_column(Choice, 'is_correct')} FROM {_table(Choice)} c "
+        f"JOIN {_table(Question)} q ON q.{_column(Question, 'id')} = c.{_column(Choice, 'question_id')} "
+        f"WHERE c.{_column(Choice, 'id')} = %s AND c.{_column(Choice, 'question_id')} = %s "
+        f"AND c.{_column(Choice, 'is_archived')} = %s AND q.{_column(Question, 'is_archived')} = %s"
+    )
+
+
+def choice_key(*, choice_id: int, question_id: int) -> bool | None:
+    """Whether the choice is right, as committed; None if it is not an open choice of that open question."""
+    rows = _fetchall(_key_sql(connection.vendor), [choice_id, question_id, False, False])
+    return bool(rows[0][0]) if rows else None
+
+
+_INSERT_NAMES = ("attempt_id", "question_id", "choice_id", "is_correct", "language", "answered_at")
+
+
+@cache
+def _insert_sql(vendor: str) -> str:
+    columns = ", ".join(_column(Answer, name) for name in _INSERT_NAMES)
+    placeholders = ", ".join(["%s"] * len(_INSERT_NAMES))
+    return f"INSERT INTO {_table(Answer)} ({columns}) VALUES ({placeholders}) RETURNING {_column(Answer, 'id')}"
+
+
+def answer_insert(**values) -> Answer:
+    """INSERT one answer (``answered_at`` is set here, as auto_now_add would) and return it.
+
+    A second answer to the question raises IntegrityError (the unique constraint).
+    """
+    from django.utils import timezone
+
+    values["answered_at"] = timezone.now()
+    params = [values[name] for name in _INSERT_NAMES]
+    params[-1] = connection.ops.adapt_datetimefield_value(params[-1])
+    rows = _fetchall(_insert_sql(connection.vendor), params)
+    return Answer.from_db(connection.alias, ["id", *_INSERT_NAMES], [rows[0][0], *(values[n] for n in _INSERT_NAMES)])
+
+
+# The dashboard and the progress endpoint -------------------------------------------------------
+
+COURSE_NAMES = _attnames(Course)
+QUIZ_NAMES = _attnames(Quiz)
+PROGRESS_NAMES = ("id", "state", "score", "max_score", "pass_mark")
+
+
+@cache
+def _courses_sql(vendor: str) -> str:
+    enrolled = (
+        f"EXISTS (SELECT 1 FROM {_table(Enrollment)} e WHERE e.{_column(Enrollment, 'course_id')} = "
+        f"c.{_column(Course, 'id')} AND e.{_column(Enrollment, 'user_id')} = %s)"
+    )
+    return (
+        f"SELECT {_select_list(Course, 'c', COURSE_NAMES)}, {enrolled} FROM {_table(Course)} c "
+        f"WHERE {enrolled} OR c.{_column(Course, 'allow_self_enrollment')} = %s "
+        f"ORDER BY c.{_column(Course, 'slug')}"
+    )
+
+
+def courses_of_student(user_id: int) -> tuple[list[Course], list[Course]]:
+    """The courses the user is enrolled in, and those open to self-enrolment they have not
+    joined, each by slug: one statement."""
+    enrolled, joinable = [], []
+    for row in _fetchall(_courses_sql(connection.vendor), [user_id, user_id, True]):
+        (enrolled if row[-1] else joinable).append(instance(Course, COURSE_NAMES, row[:-1]))
+    return enrolled, joinable
+
+
+@cache
+def _progress_sql(vendor: str) -> str:
+    return (
+        f"SELECT {_select_list(Quiz, 'q', QUIZ_NAMES)}, {_select_list(Attempt, 'a', PROGRESS_NAMES)} "
+        f"FROM {_table(Quiz)} q "
+        f"JOIN {_table(Enrollment)} e ON e.{_column(Enrollment, 'course_id')} = q.{_column(Quiz, 'course_id')} "
+        f"AND e.{_column(Enrollment, 'user_id')} = %s "
+        f"LEFT JOIN {_table(Attempt)} a ON a.{_column(Attempt, 'quiz_id')} = q.{_column(Quiz, 'id')} "
+        f"AND a.{_column(Attempt, 'user_id')} = %s "
+        f"WHERE q.{_column(Quiz, 'is_published')} = %s "
+        f"ORDER BY q.{_column(Quiz, 'position')}, q.{_column(Quiz, 'slug')}, a.{_column(Attempt, 'id')}"
+    )
+
+
+def quiz_attempt_rows(user_id: int) -> list[tuple[Quiz, tuple | None]]:
+    """The published quizzes of the user's courses in order, each with one of the user's
+    attempts (id, state, score, max_score, pass_mark) or None: a row per attempt."""
+    width = len(QUIZ_NAMES)
+    result = []
+    for row in _fetchall(_progress_sql(connection.vendor), [user_id, user_id, True]):
+        attempt = row[width:] if row[width] is not None else None
+        result.append((instance(Quiz, QUIZ_NAMES, row[:width]), attempt))
+    return result
