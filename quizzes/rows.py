@@ -17,6 +17,7 @@ from functools import cache
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models.expressions import Col
+from django.utils import timezone
 
 from quizzes.models import Answer, Attempt, Choice, Course, Enrollment, Question, Quiz
 
@@ -55,6 +56,16 @@ def _converters(model, names: tuple[str, ...], vendor: str):
     return tuple(found)
 
 
+@cache
+def _concrete_order(model, names: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
+    """``Model.from_db`` takes values in the order of the model's fields: the names in that
+    order and where each one's value is in ``names``, or None when ``names`` are in order."""
+    ordered = tuple(field.attname for field in model._meta.concrete_fields if field.attname in names)
+    if ordered == names:
+        return None
+    return ordered, tuple(names.index(name) for name in ordered)
+
+
 def instance(model, names: tuple[str, ...], values):
     """A model instance from one row of ``names`` columns, as the ORM would build it."""
     converters = _converters(model, names, connection.vendor)
@@ -63,7 +74,16 @@ def instance(model, names: tuple[str, ...], values):
         for index, functions, expression in converters:
             for function in functions:
                 values[index] = function(values[index], expression, connection)
-    return model.from_db(connection.alias, list(names), values)
+    return _build(model, names, values)
+
+
+def _build(model, names: tuple[str, ...], values):
+    """``Model.from_db`` for Python values (already converted) named by ``names``."""
+    order = _concrete_order(model, names)
+    if order is not None:
+        names, positions = order
+        values = [values[position] for position in positions]
+    return model.from_db(connection.alias, list(names), list(values))
 
 
 def _fetchall(sql: str, params) -> list[tuple]:
@@ -204,13 +224,11 @@ def answer_insert(**values) -> Answer:
 
     A second answer to the question raises IntegrityError (the unique constraint).
     """
-    from django.utils import timezone
-
     values["answered_at"] = timezone.now()
     params = [values[name] for name in _INSERT_NAMES]
     params[-1] = connection.ops.adapt_datetimefield_value(params[-1])
     rows = _fetchall(_insert_sql(connection.vendor), params)
-    return Answer.from_db(connection.alias, ["id", *_INSERT_NAMES], [rows[0][0], *(values[n] for n in _INSERT_NAMES)])
+    return _build(Answer, ("id", *_INSERT_NAMES), (rows[0][0], *(values[name] for name in _INSERT_NAMES)))
 
 
 # The dashboard and the progress endpoint -------------------------------------------------------
@@ -265,3 +283,90 @@ def quiz_attempt_rows(user_id: int) -> list[tuple[Quiz, tuple | None]]:
         attempt = row[width:] if row[width] is not None else None
         result.append((instance(Quiz, QUIZ_NAMES, row[:width]), attempt))
     return result
+
+
+# Arriving at a quiz: reading it and starting an attempt ----------------------------------------
+
+
+@cache
+def _published_quiz_sql(vendor: str) -> str:
+    return (
+        f"SELECT {_select_list(Quiz, 'q', QUIZ_NAMES)}, {_select_list(Course, 'c', COURSE_NAMES)} "
+        f"FROM {_table(Quiz)} q JOIN {_table(Course)} c ON c.{_column(Course, 'id')} = q.{_column(Quiz, 'course_id')} "
+        f"WHERE q.{_column(Quiz, 'slug')} = %s AND q.{_column(Quiz, 'is_published')} = %s"
+    )
+
+
+def published_quiz(slug: str) -> Quiz | None:
+    """The published quiz with this slug, its course attached, or None."""
+    found = _fetchall(_published_quiz_sql(connection.vendor), [slug, True])
+    if not found:
+        return None
+    width = len(QUIZ_NAMES)
+    quiz = instance(Quiz, QUIZ_NAMES, found[0][:width])
+    quiz.course = instance(Course, COURSE_NAMES, found[0][width:])
+    return quiz
+
+
+@cache
+def _student_attempts_sql(vendor: str) -> str:
+    return (
+        f"SELECT {_select_list(Attempt, 'a', ATTEMPT_NAMES)} FROM {_table(Attempt)} a "
+        f"WHERE a.{_column(Attempt, 'user_id')} = %s AND a.{_column(Attempt, 'quiz_id')} = %s "
+        f"ORDER BY a.{_column(Attempt, 'number')} DESC"
+    )
+
+
+def student_quiz_attempts(*, user_id: int, quiz_id: int) -> list[Attempt]:
+    """The user's attempts at the quiz, newest first."""
+    found = _fetchall(_student_attempts_sql(connection.vendor), [user_id, quiz_id])
+    return [instance(Attempt, ATTEMPT_NAMES, row) for row in found]
+
+
+@cache
+def _enrollment_lock_sql(vendor: str) -> str:
+    # Only the enrolment's row: nothing is joined, so the course is not locked with it.
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    return (
+        f"SELECT {_column(Enrollment, 'id')} FROM {_table(Enrollment)} "
+        f"WHERE {_column(Enrollment, 'user_id')} = %s AND {_column(Enrollment, 'course_id')} = %s{lock}"
+    )
+
+
+def enrollment_lock(*, user_id: int, course_id: int) -> bool:
+    """Lock the user's enrolment in the course until the transaction ends; False if there is none."""
+    return bool(_fetchall(_enrollment_lock_sql(connection.vendor), [user_id, course_id]))
+
+
+@cache
+def _open_questions_sql(vendor: str) -> str:
+    return (
+        f"SELECT COUNT(*) FROM {_table(Question)} WHERE {_column(Question, 'quiz_id')} = %s "
+        f"AND {_column(Question, 'is_archived')} = %s"
+    )
+
+
+def open_question_count(quiz_id: int) -> int:
+    """The quiz's questions that are not archived, as committed."""
+    return _fetchall(_open_questions_sql(connection.vendor), [quiz_id, False])[0][0]
+
+
+_ATTEMPT_INSERT_NAMES = ("user_id", "quiz_id", "number", "state", "started_at", "max_score", "pass_mark")
+
+
+@cache
+def _attempt_insert_sql(vendor: str) -> str:
+    columns = ", ".join(_column(Attempt, name) for name in _ATTEMPT_INSERT_NAMES)
+    placeholders = ", ".join(["%s"] * len(_ATTEMPT_INSERT_NAMES))
+    return f"INSERT INTO {_table(Attempt)} ({columns}) VALUES ({placeholders}) RETURNING {_column(Attempt, 'id')}"
+
+
+def attempt_insert(**values) -> Attempt:
+    """INSERT a new attempt in progress (``started_at`` set here, as auto_now_add would) and
+    return it. A second attempt in progress, or a taken number, raises IntegrityError."""
+    values.update(state=Attempt.State.IN_PROGRESS.value, started_at=timezone.now())
+    params = [values[name] for name in _ATTEMPT_INSERT_NAMES]
+    params[_ATTEMPT_INSERT_NAMES.index("started_at")] = connection.ops.adapt_datetimefield_value(values["started_at"])
+    found = _fetchall(_attempt_insert_sql(connection.vendor), params)
+    names = ("id", *_ATTEMPT_INSERT_NAMES, "finished_at", "score")
+    return _build(Attempt, names, (found[0][0], *(values[name] for name in _ATTEMPT_INSERT_NAMES), None, None))

@@ -101,19 +101,22 @@ def _with_progress(user, courses: list[Course]) -> list[Course]:
             quiz.attempts_used, quiz.best_percent, quiz.passed, quiz.in_progress_id = 0, None, False, None
             quiz.course = by_id[quiz.course_id]
             quiz.course.progress_quizzes.append(quiz)
-        if mine is None:
-            continue
-        attempt_id, state, score, max_score, pass_mark = mine
-        quiz.attempts_used += 1
-        if state == Attempt.State.IN_PROGRESS:
-            quiz.in_progress_id = attempt_id
-        elif state == Attempt.State.FINISHED:
-            if max_score:
-                percent = score * 100 // max_score
-                quiz.best_percent = percent if quiz.best_percent is None else max(quiz.best_percent, percent)
-            if score * 100 >= pass_mark * max_score:
-                quiz.passed = True
+        if mine is not None:
+            _count_attempt(quiz, *mine)
     return courses
+
+
+def _count_attempt(quiz: Quiz, attempt_id, state, score, max_score, pass_mark) -> None:
+    """Add one attempt to the quiz's progress (best finished attempt, as Moodle's default)."""
+    quiz.attempts_used += 1
+    if state == Attempt.State.IN_PROGRESS:
+        quiz.in_progress_id = attempt_id
+    elif state == Attempt.State.FINISHED:
+        if max_score:
+            percent = score * 100 // max_score
+            quiz.best_percent = percent if quiz.best_percent is None else max(quiz.best_percent, percent)
+        if score * 100 >= pass_mark * max_score:
+            quiz.passed = True
 
 
 def course_quizzes_passed(course: Course) -> int:
@@ -131,8 +134,19 @@ def is_enrolled(*, user, course_id: int) -> bool:
 
 
 def published_quiz_get(*, slug: str) -> Quiz:
-    """A published quiz with its course; raises Quiz.DoesNotExist otherwise."""
-    return Quiz.objects.select_related("course").get(slug=slug, is_published=True)
+    """A published quiz with its course; raises Quiz.DoesNotExist otherwise (one fixed statement)."""
+    quiz = rows.published_quiz(slug)
+    if quiz is None:
+        raise Quiz.DoesNotExist
+    return quiz
+
+
+def student_quiz_progress(*, user, quiz: Quiz) -> Quiz:
+    """``quiz`` annotated as ``quiz_progress_queryset`` does, for one quiz: one statement."""
+    quiz.attempts_used, quiz.best_percent, quiz.passed, quiz.in_progress_id = 0, None, False, None
+    for attempt in rows.student_quiz_attempts(user_id=user.pk, quiz_id=quiz.pk):
+        _count_attempt(quiz, attempt.pk, attempt.state, attempt.score, attempt.max_score, attempt.pass_mark)
+    return quiz
 
 
 def student_attempts(*, user, quiz: Quiz) -> QuerySet[Attempt]:

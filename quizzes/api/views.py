@@ -34,10 +34,10 @@ from quizzes.models import Answer, Attempt, Quiz
 from quizzes.selectors import (
     is_enrolled,
     published_quiz_get,
-    quiz_progress_queryset,
     student_attempt_get,
     student_attempts_with_feedback,
     student_courses,
+    student_quiz_progress,
     student_quizzes,
 )
 from quizzes.services import attempt_answer_submit, attempt_finish, attempt_start
@@ -130,17 +130,19 @@ class QuizDetailView(LanguageMixin, generics.RetrieveAPIView):
 
     serializer_class = QuizDetailSerializer
     lookup_field = "slug"
-
-    def get_queryset(self):
-        # The questions and choices come from the content cache (see retrieve).
-        return quiz_progress_queryset(user=self.request.user).select_related("course")
+    queryset = Quiz.objects.none()  # only for the schema (the slug's type): get_object reads the quiz
 
     def get_object(self):
-        quiz = super().get_object()
+        try:
+            quiz = published_quiz_get(slug=self.kwargs["slug"])
+        except Quiz.DoesNotExist:
+            raise NotFound from None
         _require_enrolled(self.request.user, quiz)
-        return quiz
+        return student_quiz_progress(user=self.request.user, quiz=quiz)
 
     def retrieve(self, request, *args, **kwargs):
+        # Three fixed statements (quiz, enrolment, attempts); the questions and choices
+        # come from the content cache: a class starting a quiz fetches it at once.
         quiz = self.get_object()
         data = QuizProgressSerializer(quiz, context=self.get_serializer_context()).data
         data["questions"] = quiz_questions_data(quiz_content(quiz.pk, quiz=quiz), translation.get_language())
@@ -166,7 +168,10 @@ class AttemptStartView(LanguageMixin, APIView):
             raise NotFound from None
         attempt, created = attempt_start(user=request.user, quiz=quiz)
         if created:  # a new attempt has no answers yet: nothing to fetch again
-            attempt._prefetched_objects_cache = {"answers": Answer.objects.none()}
+            no_answers = Answer.objects.none()
+            # Evaluated already, as prefetch_related leaves it (iterating none() still compiles SQL).
+            no_answers._result_cache, no_answers._prefetch_done = [], True
+            attempt._prefetched_objects_cache = {"answers": no_answers}
         else:
             attempt = student_attempts_with_feedback(user=request.user).get(pk=attempt.pk)
         return Response(

@@ -1,0 +1,93 @@
+"""quizzes/rows.py: the hot statements in SQL give exactly what the ORM gives.
+
+Each function is compared field by field with the equivalent queryset, on
+SQLite and PostgreSQL (their converters differ: SQLite returns datetimes as
+text and booleans as integers).
+"""
+
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.authtoken.models import Token
+
+from quizzes import rows
+from quizzes.models import Answer, Attempt, Course, Quiz
+from quizzes.services import attempt_answer_submit, attempt_finish, attempt_start
+
+GC = "gradient-checkpointing"
+
+
+def fields(instance) -> dict:
+    return {field.attname: getattr(instance, field.attname) for field in type(instance)._meta.concrete_fields}
+
+
+@pytest.fixture
+def quiz(content) -> Quiz:
+    return content[GC]
+
+
+@pytest.fixture
+def answered(student, quiz):
+    """A finished attempt with two answers, and one in progress with one answer."""
+    first, _ = attempt_start(user=student, quiz=quiz)
+    for position in (1, 2):
+        question = quiz.questions.get(position=position)
+        choice = question.choices.order_by("-is_correct", "position")[position - 1]
+        attempt_answer_submit(attempt=first, question_id=question.pk, choice_id=choice.pk, language="ur")
+    attempt_finish(attempt=first)
+    second, _ = attempt_start(user=student, quiz=quiz)
+    question = quiz.questions.get(position=1)
+    attempt_answer_submit(attempt=second, question_id=question.pk, choice_id=question.choices.first().pk, language="sn")
+    return first, second
+
+
+def test_user_and_token_user_are_the_orm_rows(student):
+    token = Token.objects.create(user=student)
+    expected = fields(get_user_model().objects.get(pk=student.pk))
+    assert fields(rows.user_get(student.pk)) == expected
+    assert fields(rows.token_user_get(token.key)) == expected
+    assert rows.user_get(10**9) is None
+    assert rows.token_user_get("no-such-token") is None
+
+
+def test_attempt_with_answers_is_the_orm_rows(student, answered):
+    first, second = answered
+    for attempt in (first, second):
+        found, answers = rows.attempt_with_answers(attempt_id=attempt.pk, user_id=student.pk)
+        assert fields(found) == fields(Attempt.objects.get(pk=attempt.pk))
+        expected = {answer.question_id: fields(answer) for answer in Answer.objects.filter(attempt=attempt)}
+        assert {question_id: fields(answer) for question_id, answer in answers.items()} == expected
+        assert all(answer.attempt is found for answer in answers.values())
+        assert fields(rows.attempt_get(attempt_id=attempt.pk, user_id=student.pk)) == fields(found)
+    assert rows.attempt_with_answers(attempt_id=first.pk, user_id=student.pk + 1) is None
+    assert rows.attempt_get(attempt_id=first.pk, user_id=student.pk + 1) is None
+
+
+def test_student_quiz_attempts_are_newest_first(student, quiz, answered):
+    found = rows.student_quiz_attempts(user_id=student.pk, quiz_id=quiz.pk)
+    expected = Attempt.objects.filter(user=student, quiz=quiz).order_by("-number")
+    assert [fields(attempt) for attempt in found] == [fields(attempt) for attempt in expected]
+
+
+def test_inserted_rows_are_what_the_database_holds(student, quiz, answered):
+    _first, second = answered
+    answer = Answer.objects.get(attempt=second)
+    assert isinstance(answer.is_correct, bool)
+    assert answer.language == "sn"
+    assert fields(answer)["attempt_id"] == second.pk
+    attempt_finish(attempt=second)
+    third, created = attempt_start(user=student, quiz=quiz)
+    assert created
+    assert fields(third) == fields(Attempt.objects.get(pk=third.pk))
+    assert (third.number, third.state, third.max_score) == (3, Attempt.State.IN_PROGRESS, 8)
+
+
+def test_published_quiz_and_courses_are_the_orm_rows(student, quiz):
+    found = rows.published_quiz(GC)
+    assert fields(found) == fields(quiz)
+    assert fields(found.course) == fields(Course.objects.get(pk=quiz.course_id))
+    Quiz.objects.filter(pk=quiz.pk).update(is_published=False)
+    assert rows.published_quiz(GC) is None
+    enrolled, joinable = rows.courses_of_student(student.pk)
+    assert [fields(course) for course in enrolled] == [fields(quiz.course)]
+    expected = Course.objects.filter(allow_self_enrollment=True).exclude(enrollments__user=student).order_by("slug")
+    assert [fields(course) for course in joinable] == [fields(course) for course in expected]
