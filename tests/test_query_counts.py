@@ -281,7 +281,7 @@ class TestQuizDetailFromTheCache:
             expected = QuizDetailSerializer(quiz_detail_queryset(user=student).get(slug=GC)).data
         assert response.json() == json.loads(json.dumps(expected))
         assert archived.pk not in [c["id"] for q in response.json()["questions"] for c in q["choices"]]
-        assert statements(queries)[0] <= 4  # token, quiz with progress, enrolment; no question or choice
+        assert statements(queries)[0] <= 4  # token, quiz, enrolment, attempts; no question or choice
 
 
 class TestDashboardAndProgress:
