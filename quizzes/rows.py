@@ -12,6 +12,7 @@ ORM applies, so callers get exactly what the equivalent queryset returns.
 Only these hot paths live here; everything else uses the ORM.
 """
 
+from datetime import datetime
 from functools import cache
 
 from django.contrib.auth import get_user_model
@@ -209,26 +210,43 @@ def choice_key(*, choice_id: int, question_id: int) -> bool | None:
     return bool(rows[0][0]) if rows else None
 
 
-_INSERT_NAMES = ("attempt_id", "question_id", "choice_id", "is_correct", "language", "answered_at")
-
-
 @cache
-def _insert_sql(vendor: str) -> str:
-    columns = ", ".join(_column(Answer, name) for name in _INSERT_NAMES)
-    placeholders = ", ".join(["%s"] * len(_INSERT_NAMES))
-    return f"INSERT INTO {_table(Answer)} ({columns}) VALUES ({placeholders}) RETURNING {_column(Answer, 'id')}"
+def _insert_sql(model, names: tuple[str, ...], vendor: str) -> str:
+    columns = ", ".join(_column(model, name) for name in names)
+    placeholders = ", ".join(["%s"] * len(names))
+    return f"INSERT INTO {_table(model)} ({columns}) VALUES ({placeholders}) RETURNING {_column(model, 'id')}"
 
 
-def answer_insert(**values) -> Answer:
+def _insert(model, values: dict):
+    """INSERT one row of ``values`` (by attribute name) and return it as an instance.
+
+    Datetimes are adapted as the ORM adapts them (SQLite stores them as text).
+    """
+    names = tuple(values)
+    params = [
+        connection.ops.adapt_datetimefield_value(value) if isinstance(value, datetime) else value
+        for value in values.values()
+    ]
+    found = _fetchall(_insert_sql(model, names, connection.vendor), params)
+    return _build(model, ("id", *names), (found[0][0], *values.values()))
+
+
+def answer_insert(*, attempt_id: int, question_id: int, choice_id: int, is_correct: bool, language: str) -> Answer:
     """INSERT one answer (``answered_at`` is set here, as auto_now_add would) and return it.
 
     A second answer to the question raises IntegrityError (the unique constraint).
     """
-    values["answered_at"] = timezone.now()
-    params = [values[name] for name in _INSERT_NAMES]
-    params[-1] = connection.ops.adapt_datetimefield_value(params[-1])
-    rows = _fetchall(_insert_sql(connection.vendor), params)
-    return _build(Answer, ("id", *_INSERT_NAMES), (rows[0][0], *(values[name] for name in _INSERT_NAMES)))
+    return _insert(
+        Answer,
+        {
+            "attempt_id": attempt_id,
+            "question_id": question_id,
+            "choice_id": choice_id,
+            "is_correct": is_correct,
+            "language": language,
+            "answered_at": timezone.now(),
+        },
+    )
 
 
 # The dashboard and the progress endpoint -------------------------------------------------------
@@ -351,22 +369,20 @@ def open_question_count(quiz_id: int) -> int:
     return _fetchall(_open_questions_sql(connection.vendor), [quiz_id, False])[0][0]
 
 
-_ATTEMPT_INSERT_NAMES = ("user_id", "quiz_id", "number", "state", "started_at", "max_score", "pass_mark")
-
-
-@cache
-def _attempt_insert_sql(vendor: str) -> str:
-    columns = ", ".join(_column(Attempt, name) for name in _ATTEMPT_INSERT_NAMES)
-    placeholders = ", ".join(["%s"] * len(_ATTEMPT_INSERT_NAMES))
-    return f"INSERT INTO {_table(Attempt)} ({columns}) VALUES ({placeholders}) RETURNING {_column(Attempt, 'id')}"
-
-
-def attempt_insert(**values) -> Attempt:
+def attempt_insert(*, user_id: int, quiz_id: int, number: int, max_score: int, pass_mark: int) -> Attempt:
     """INSERT a new attempt in progress (``started_at`` set here, as auto_now_add would) and
     return it. A second attempt in progress, or a taken number, raises IntegrityError."""
-    values.update(state=Attempt.State.IN_PROGRESS.value, started_at=timezone.now())
-    params = [values[name] for name in _ATTEMPT_INSERT_NAMES]
-    params[_ATTEMPT_INSERT_NAMES.index("started_at")] = connection.ops.adapt_datetimefield_value(values["started_at"])
-    found = _fetchall(_attempt_insert_sql(connection.vendor), params)
-    names = ("id", *_ATTEMPT_INSERT_NAMES, "finished_at", "score")
-    return _build(Attempt, names, (found[0][0], *(values[name] for name in _ATTEMPT_INSERT_NAMES), None, None))
+    attempt = _insert(
+        Attempt,
+        {
+            "user_id": user_id,
+            "quiz_id": quiz_id,
+            "number": number,
+            "state": Attempt.State.IN_PROGRESS.value,
+            "started_at": timezone.now(),
+            "max_score": max_score,
+            "pass_mark": pass_mark,
+        },
+    )
+    attempt.finished_at = attempt.score = None
+    return attempt
