@@ -151,6 +151,29 @@ def _hold(quiz_id: int, version: str, content: QuizContent) -> None:
     _held[quiz_id] = (version, content)
 
 
+# Values made from a snapshot (its view in a language, its API form), by (name, quiz id,
+# language), with the snapshot they were made from.
+_derived: dict[tuple[str, int, str], tuple[QuizContent, object]] = {}
+_DERIVED_MAX = 4000
+
+
+def derived(content: QuizContent, name: str, language: str, build):
+    """``build()``, made once per process for this snapshot, ``name`` and language.
+
+    A snapshot never changes (an edit makes a new one), so what is made from it
+    can be shared by every request that holds it; treat it as read-only.
+    """
+    key = (name, content.id, language)
+    held = _derived.get(key)
+    if held is not None and held[0] is content:
+        return held[1]
+    value = build()
+    if len(_derived) >= _DERIVED_MAX:
+        _derived.clear()
+    _derived[key] = (content, value)
+    return value
+
+
 def quiz_content(quiz_id: int, *, quiz: Quiz | None = None) -> QuizContent:
     """The quiz's content: while current, one round trip to the cache (its version).
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from django.utils.translation import get_language_info
 
-from quizzes.content_cache import QuizContent
+from quizzes.content_cache import QuizContent, derived
 from quizzes.i18n import LocalizedText, localized
 from quizzes.models import Quiz
 
@@ -49,28 +49,16 @@ def _all(related):
     return related if isinstance(related, tuple) else related.all()
 
 
-# Views of cached snapshots, by (quiz id, language), with the snapshot they were made from.
-_views: dict[tuple[int, str], tuple[QuizContent, LocalizedQuiz]] = {}
-_VIEWS_MAX = 4000
-
-
 def quiz_localize(*, quiz: Quiz | QuizContent, language: str) -> LocalizedQuiz:
     """Pass a quiz from ``selectors.quiz_content_get`` (content prefetched), or
     the cached snapshot from ``content_cache.quiz_content`` (what student pages use).
 
-    A snapshot never changes (an edit makes a new one), so its view in a
-    language is made once per process and shared; treat it as read-only.
+    A snapshot's view in a language is made once per process and shared
+    (``content_cache.derived``); treat it as read-only.
     """
     if not isinstance(quiz, QuizContent):
         return _localize(quiz, language)
-    held = _views.get((quiz.id, language))
-    if held is not None and held[0] is quiz:
-        return held[1]
-    view = _localize(quiz, language)
-    if len(_views) >= _VIEWS_MAX:
-        _views.clear()
-    _views[(quiz.id, language)] = (quiz, view)
-    return view
+    return derived(quiz, "localized", language, lambda: _localize(quiz, language))
 
 
 def _localize(quiz: Quiz | QuizContent, language: str) -> LocalizedQuiz:

@@ -351,6 +351,18 @@ def _enrollment_lock_sql(vendor: str) -> str:
     )
 
 
+@cache
+def _enrolled_sql(vendor: str) -> str:
+    return (
+        f"SELECT 1 FROM {_table(Enrollment)} "
+        f"WHERE {_column(Enrollment, 'user_id')} = %s AND {_column(Enrollment, 'course_id')} = %s"
+    )
+
+
+def is_enrolled(*, user_id: int, course_id: int) -> bool:
+    return bool(_fetchall(_enrolled_sql(connection.vendor), [user_id, course_id]))
+
+
 def enrollment_lock(*, user_id: int, course_id: int) -> bool:
     """Lock the user's enrolment in the course until the transaction ends; False if there is none."""
     return bool(_fetchall(_enrollment_lock_sql(connection.vendor), [user_id, course_id]))

@@ -105,6 +105,12 @@ class WindowCounter:
     def incr(self, key: str) -> int:
         """Count one event; the count in the window so far, this one included."""
         count_key, start_key = self._keys(key)
+        incr_in_window = getattr(self.cache, "incr_in_window", None)  # Redis (lms/redis_cache.py): one round trip
+        if incr_in_window is not None:
+            count = incr_in_window(count_key, self.window)
+            if count == 1:
+                self.cache.set(start_key, time.time(), timeout=self.window)
+            return count
         if self.cache.add(count_key, 1, timeout=self.window):
             self.cache.set(start_key, time.time(), timeout=self.window)
             return 1

@@ -15,7 +15,7 @@ from django.db.models import (
 from django.db.models.functions import Cast, NullIf
 
 from quizzes import rows
-from quizzes.models import Answer, Attempt, Choice, Course, Enrollment, Question, Quiz
+from quizzes.models import Answer, Attempt, Choice, Course, Question, Quiz
 
 
 def quiz_content_queryset() -> QuerySet[Quiz]:
@@ -130,7 +130,7 @@ def joinable_courses(*, user) -> list[Course]:
 
 
 def is_enrolled(*, user, course_id: int) -> bool:
-    return user.is_authenticated and Enrollment.objects.filter(user=user, course_id=course_id).exists()
+    return user.is_authenticated and rows.is_enrolled(user_id=user.pk, course_id=course_id)
 
 
 def published_quiz_get(*, slug: str) -> Quiz:

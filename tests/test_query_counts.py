@@ -30,7 +30,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import translation
 
-from quizzes.api.serializers import AnswerFeedbackSerializer, QuizDetailSerializer
+from quizzes.api.serializers import AnswerFeedbackSerializer, AttemptSerializer, QuizDetailSerializer
 from quizzes.content_cache import quiz_content_invalidate
 from quizzes.models import Answer, Attempt, Choice, Question, Quiz
 from quizzes.selectors import quiz_detail_queryset, quiz_progress_queryset, student_courses
@@ -232,6 +232,13 @@ class TestAnswering:
         # The same answer again (a retry) is answered from the record, also within the budget.
         assert self.api_answer(client, attempt, quiz, 4, status=200) <= QUESTION_BUDGET
         assert Answer.objects.filter(attempt=attempt).count() == 4
+
+    def test_api_start_gives_what_the_serializer_gives(self, student, content):
+        response = token_client(student).post(f"/api/v1/quizzes/{GC}/attempts/", format="json")
+        assert response.status_code == 201
+        attempt = Attempt.objects.get(pk=response.json()["id"])
+        assert response.json() == json.loads(json.dumps(AttemptSerializer(attempt).data))
+        assert response.json()["answers"] == [] and response.json()["state"] == "in_progress"
 
     def test_api_feedback_from_the_cache_is_the_recorded_truth(self, student, content, attempt):
         """The cached content gives the same feedback as the rows: right choice, explanation, language."""

@@ -443,3 +443,35 @@ def test_user_rate_holds_across_servers_and_workers(gunicorn_servers):
     # And one after the other too, on either server.
     assert _request(f"{urls[0]}/api/v1/progress/", token)[0] == 429
     assert _request(f"{urls[1]}/api/v1/progress/", token)[0] == 429
+
+
+def test_window_counter_on_redis_counts_atomically_in_one_round_trip():
+    """On Redis a count is one MULTI/EXEC (lms/redis_cache.py), still atomic across threads,
+    with the window starting at the first event."""
+    if not _redis_reachable():
+        pytest.skip(f"needs Redis at {REDIS_HOST}:{REDIS_PORT}")
+    from lms.redis_cache import ReusedClientRedisCache
+    from quizzes.security import WindowCounter
+
+    shared = ReusedClientRedisCache(
+        f"redis://{REDIS_HOST}:{REDIS_PORT}/{REDIS_DB}", {"KEY_PREFIX": f"window-{secrets.token_hex(4)}"}
+    )
+    counter = WindowCounter("test", 60)
+    counter.cache = shared
+    calls = []
+    client = shared._cache.get_client(write=True)
+    original = client.pipeline
+    client.pipeline = lambda *args, **kwargs: calls.append(1) or original(*args, **kwargs)
+    try:
+        assert [counter.incr("k") for _ in range(3)] == [1, 2, 3]
+    finally:
+        client.pipeline = original
+    assert len(calls) == 3
+    assert counter.count("k") == 3
+    assert 58 <= counter.retry_after("k") <= 60
+    assert 0 < client.ttl(shared.make_key("test:k:n")) <= 60
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        counts = list(pool.map(lambda _i: counter.incr("k"), range(200)))
+    assert sorted(counts) == list(range(4, 204))
+    counter.reset("k")
+    assert counter.count("k") == 0

@@ -11,6 +11,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from quizzes.content_cache import derived
 from quizzes.i18n import localized
 from quizzes.models import Answer, Attempt, Choice, Course, Question, Quiz
 from quizzes.selectors import course_quizzes_passed
@@ -165,12 +166,38 @@ class AnswerFeedbackSerializer(serializers.ModelSerializer):
         return next((choice.pk for choice in answer.question.choices.all() if choice.is_correct), None)
 
 
+def quiz_progress_data(quiz: Quiz, language: str) -> dict:
+    """What ``QuizProgressSerializer(quiz).data`` gives, built directly: a class
+    starting a quiz fetches it at once, and a ModelSerializer builds its fields
+    anew for every object. tests/test_query_counts.py checks that both give the same."""
+    title = localized(quiz, "title", language)
+    description = localized(quiz, "description", language)
+    return {
+        "slug": quiz.slug,
+        "course": quiz.course.slug,
+        "title": title.text,
+        "title_language": title.language,
+        "description": description.text,
+        "description_language": description.language,
+        "pass_mark": quiz.pass_mark,
+        "max_attempts": quiz.max_attempts,
+        "attempts_used": quiz.attempts_used,
+        "best_percent": quiz.best_percent,
+        "passed": quiz.passed,
+        "in_progress_attempt": quiz.in_progress_id,
+    }
+
+
 def quiz_questions_data(content, language: str) -> list[dict]:
     """What ``QuizDetailSerializer`` gives for ``questions``, built from the cached
     content (``content_cache.QuizContent``): no query, and none of the per-object
     field set-up of nested ModelSerializers (a class starting a quiz fetches it at
-    once). tests/test_query_counts.py checks that both give the same."""
+    once). tests/test_query_counts.py checks that both give the same. Made once
+    per snapshot and language (``content_cache.derived``): treat it as read-only."""
+    return derived(content, "api-questions", language, lambda: _questions_data(content, language))
 
+
+def _questions_data(content, language: str) -> list[dict]:
     def text(obj, field: str) -> tuple[str, str]:
         found = localized(obj, field, language)
         return found.text, found.language
@@ -196,7 +223,7 @@ def quiz_questions_data(content, language: str) -> list[dict]:
     return questions
 
 
-_ANSWERED_AT = serializers.DateTimeField()
+_ANSWERED_AT = serializers.DateTimeField()  # DRF's datetime format, for the dicts built here
 
 
 def answer_feedback_data(answer: Answer, question) -> dict:
@@ -240,6 +267,26 @@ class AttemptSerializer(serializers.ModelSerializer):
             "answers",
         ]
         read_only_fields = fields
+
+
+def new_attempt_data(attempt: Attempt) -> dict:
+    """What ``AttemptSerializer(attempt).data`` gives for an attempt just started (no
+    answers, no score), built directly: a class starting a quiz starts at once.
+    tests/test_query_counts.py checks that both give the same."""
+    return {
+        "id": attempt.pk,
+        "quiz": attempt.quiz.slug,
+        "number": attempt.number,
+        "state": attempt.state,
+        "started_at": _ANSWERED_AT.to_representation(attempt.started_at),
+        "finished_at": None,
+        "score": None,
+        "max_score": attempt.max_score,
+        "percent": None,
+        "passed": None,
+        "pass_mark": attempt.pass_mark,
+        "answers": [],
+    }
 
 
 class AttemptResultSerializer(serializers.ModelSerializer):

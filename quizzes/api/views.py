@@ -27,10 +27,12 @@ from quizzes.api.serializers import (
     TokenRequestSerializer,
     TokenSerializer,
     answer_feedback_data,
+    new_attempt_data,
+    quiz_progress_data,
     quiz_questions_data,
 )
 from quizzes.content_cache import quiz_content
-from quizzes.models import Answer, Attempt, Quiz
+from quizzes.models import Attempt, Quiz
 from quizzes.selectors import (
     is_enrolled,
     published_quiz_get,
@@ -144,7 +146,7 @@ class QuizDetailView(LanguageMixin, generics.RetrieveAPIView):
         # Three fixed statements (quiz, enrolment, attempts); the questions and choices
         # come from the content cache: a class starting a quiz fetches it at once.
         quiz = self.get_object()
-        data = QuizProgressSerializer(quiz, context=self.get_serializer_context()).data
+        data = quiz_progress_data(quiz, translation.get_language())
         data["questions"] = quiz_questions_data(quiz_content(quiz.pk, quiz=quiz), translation.get_language())
         return Response(data)
 
@@ -168,15 +170,9 @@ class AttemptStartView(LanguageMixin, APIView):
             raise NotFound from None
         attempt, created = attempt_start(user=request.user, quiz=quiz)
         if created:  # a new attempt has no answers yet: nothing to fetch again
-            no_answers = Answer.objects.none()
-            # Evaluated already, as prefetch_related leaves it (iterating none() still compiles SQL).
-            no_answers._result_cache, no_answers._prefetch_done = [], True
-            attempt._prefetched_objects_cache = {"answers": no_answers}
-        else:
-            attempt = student_attempts_with_feedback(user=request.user).get(pk=attempt.pk)
-        return Response(
-            AttemptSerializer(attempt).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
-        )
+            return Response(new_attempt_data(attempt), status=status.HTTP_201_CREATED)
+        attempt = student_attempts_with_feedback(user=request.user).get(pk=attempt.pk)
+        return Response(AttemptSerializer(attempt).data, status=status.HTTP_200_OK)
 
 
 @extend_schema(parameters=[LANG_PARAMETER], responses={200: AttemptSerializer, **errors(400, 401, 404, 429)})
