@@ -8,13 +8,14 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from quizzes.content_cache import quiz_content
+from quizzes.content_cache import derived, quiz_content
 from quizzes.converters import parse_id
 from quizzes.localized import quiz_localize
 from quizzes.models import Attempt, Course, Quiz
@@ -195,8 +196,10 @@ class _QuestionPage:
 
     def __init__(self, attempt: Attempt, position: int, language: str, *, answers: dict | None = None):
         self.attempt = attempt
+        self.language = language
         # The content comes from the shared cache (no query when it is current).
-        self.quiz = quiz_localize(quiz=quiz_content(attempt.quiz_id), language=language)
+        self.content = quiz_content(attempt.quiz_id)
+        self.quiz = quiz_localize(quiz=self.content, language=language)
         self.question = next((q for q in self.quiz.questions if q.position == position), None)
         if self.question is None:
             raise Http404
@@ -221,8 +224,25 @@ class _QuestionPage:
             "next_question": next_question,
             "all_answered": len(self.answers) == len(questions),
             "error_message": error_message,
+            "question_body": self._question_body(),
         }
         return render(request, "quizzes/attempt_question.html", context, status=status)
+
+    def _question_body(self) -> str:
+        """The question's text and choices (marked, with the feedback, once answered).
+
+        They depend only on the quiz content, the language and the answer's choice
+        and result, so each is rendered once per process for a content snapshot
+        (``content_cache.derived``): the template work of the most visited page.
+        """
+        question, answer = self.question, self.answer
+        if answer is None:
+            name, template = f"question:{question.id}", "quizzes/_question_choices.html"
+        else:
+            name = f"answered:{question.id}:{answer.choice_id}:{answer.is_correct}"
+            template = "quizzes/_answered_question.html"
+        context = {"question": question, "answer": answer}
+        return derived(self.content, name, self.language, lambda: render_to_string(template, context))
 
 
 def _published_quiz_or_404(slug) -> Quiz:
