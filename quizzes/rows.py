@@ -178,13 +178,17 @@ def attempt_with_answers(*, attempt_id: int, user_id: int) -> tuple[Attempt, dic
     return attempt, answers
 
 
+def _for_update() -> str:
+    """Row locks where the database has them (not SQLite, where a write locks the whole file)."""
+    return " FOR UPDATE" if connection.features.has_select_for_update else ""
+
+
 @cache
 def _lock_sql(vendor: str) -> str:
     # Only the attempt's row: nothing else is joined, so nothing else is locked.
-    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
     return (
         f"SELECT {_column(Attempt, 'state')}, {_column(Attempt, 'quiz_id')} FROM {_table(Attempt)} "
-        f"WHERE {_column(Attempt, 'id')} = %s{lock}"
+        f"WHERE {_column(Attempt, 'id')} = %s{_for_update()}"
     )
 
 
@@ -344,10 +348,9 @@ def student_quiz_attempts(*, user_id: int, quiz_id: int) -> list[Attempt]:
 @cache
 def _enrollment_lock_sql(vendor: str) -> str:
     # Only the enrolment's row: nothing is joined, so the course is not locked with it.
-    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
     return (
         f"SELECT {_column(Enrollment, 'id')} FROM {_table(Enrollment)} "
-        f"WHERE {_column(Enrollment, 'user_id')} = %s AND {_column(Enrollment, 'course_id')} = %s{lock}"
+        f"WHERE {_column(Enrollment, 'user_id')} = %s AND {_column(Enrollment, 'course_id')} = %s{_for_update()}"
     )
 
 
