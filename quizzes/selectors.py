@@ -1,5 +1,6 @@
 """Reads: querysets with their related rows already fetched."""
 
+from django.contrib.auth import get_user_model
 from django.db.models import (
     BigIntegerField,
     Count,
@@ -11,11 +12,12 @@ from django.db.models import (
     Q,
     QuerySet,
     Subquery,
+    Value,
 )
-from django.db.models.functions import Cast, NullIf
+from django.db.models.functions import Cast, Coalesce, Lower, NullIf
 
 from quizzes import rows
-from quizzes.models import Answer, Attempt, Choice, Course, Question, Quiz
+from quizzes.models import Answer, Attempt, Choice, Course, Enrollment, Question, Quiz
 
 
 def quiz_content_queryset() -> QuerySet[Quiz]:
@@ -201,4 +203,42 @@ def student_attempts_with_feedback(*, user) -> QuerySet[Attempt]:
         Attempt.objects.filter(user=user)
         .select_related("quiz")
         .prefetch_related(Prefetch("answers", queryset=answers.order_by("question__position")))
+    )
+
+
+def similar_usernames(unknown: list[str], limit: int = 3) -> dict[str, list[str]]:
+    """A few existing usernames that start like each unknown name (a typo's likely target); one query."""
+    prefixes = {name.lower()[:3] for name in unknown if len(name) >= 3}
+    if not prefixes or len(unknown) > 50:
+        return {}
+    query = Q()
+    for prefix in prefixes:
+        query |= Q(lowered__startswith=prefix)
+    User = get_user_model()
+    existing = list(
+        User.objects.annotate(lowered=Lower("username"))
+        .filter(query)
+        .order_by("username")
+        .values_list("username", flat=True)[:500]
+    )
+    return {
+        name: [username for username in existing if username.lower()[:3] == name.lower()[:3]][:limit]
+        for name in unknown
+    }
+
+
+def enrollments_with_attempts_kept(enrollments: QuerySet[Enrollment]) -> QuerySet[Enrollment]:
+    """Enrolments with their user and course, each with ``attempts_kept``: the student's
+    attempts at the course's quizzes (kept when unenrolled), by course and username."""
+    attempts = (
+        Attempt.objects.filter(user=OuterRef("user"), quiz__course=OuterRef("course"))
+        .order_by()
+        .values("user")
+        .annotate(count=Count("pk"))
+        .values("count")
+    )
+    return (
+        enrollments.select_related("user", "course")
+        .annotate(attempts_kept=Coalesce(Subquery(attempts), Value(0)))
+        .order_by("course__slug", "user__username")
     )

@@ -7,9 +7,6 @@ if the plan is still the one shown, all in one transaction.
 
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
-from django.contrib.auth import get_user_model
-from django.db.models import Count, OuterRef, Q, Subquery, Value
-from django.db.models.functions import Coalesce, Lower
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -19,7 +16,8 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
 from quizzes.converters import parse_id
-from quizzes.models import Attempt, Course, Enrollment
+from quizzes.models import Course, Enrollment
+from quizzes.selectors import enrollments_with_attempts_kept, similar_usernames
 from quizzes.services import EnrollmentError, enrollments_bulk_create, enrollments_bulk_plan, enrollments_delete
 from quizzes.staff.access import staff_context, staff_view
 from quizzes.staff.enrolment_forms import (
@@ -89,30 +87,9 @@ def _preview(request, *, course, names, plan):
         confirm_form=BulkEnrollmentConfirmForm(initial={"token": token}),
         opts=Enrollment._meta,
         name_count=len(names),
-        similar=_similar_usernames(plan.unknown),
+        similar=similar_usernames(plan.unknown),
     )
     return TemplateResponse(request, "staff/enrol_preview.html", context)
-
-
-def _similar_usernames(unknown: list[str], limit: int = 3) -> dict[str, list[str]]:
-    """A few existing usernames that start like each unknown name (a typo's likely target); one query."""
-    prefixes = {name.lower()[:3] for name in unknown if len(name) >= 3}
-    if not prefixes or len(unknown) > 50:
-        return {}
-    query = Q()
-    for prefix in prefixes:
-        query |= Q(lowered__startswith=prefix)
-    User = get_user_model()
-    existing = list(
-        User.objects.annotate(lowered=Lower("username"))
-        .filter(query)
-        .order_by("username")
-        .values_list("username", flat=True)[:500]
-    )
-    return {
-        name: [username for username in existing if username.lower()[:3] == name.lower()[:3]][:limit]
-        for name in unknown
-    }
 
 
 def _report(request, plan) -> None:
@@ -190,21 +167,12 @@ def unenrol_selected(modeladmin, request, queryset):
             messages.SUCCESS,
         )
         return None
-    attempts = (
-        Attempt.objects.filter(user=OuterRef("user"), quiz__course=OuterRef("course"))
-        .order_by()
-        .values("user")
-        .annotate(count=Count("pk"))
-        .values("count")
-    )
-    enrollments = queryset.select_related("user", "course").annotate(
-        attempts_kept=Coalesce(Subquery(attempts), Value(0))
-    )
+    enrollments = enrollments_with_attempts_kept(queryset)
     context = {
         **modeladmin.admin_site.each_context(request),
         "title": _("Unenrol these students?"),
         "opts": modeladmin.model._meta,
-        "enrollments": list(enrollments.order_by("course__slug", "user__username")),
+        "enrollments": list(enrollments),
         "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
     }
     return TemplateResponse(request, "staff/enrol_unenrol_confirm.html", context)

@@ -18,6 +18,7 @@ import pytest
 from django.core.management import call_command
 
 from quizzes.models import Course, Question
+from quizzes.roles import CONTENT_EDITORS, staff_groups_ensure
 from quizzes.services import enrollment_create
 from tests.browser import BROWSER_MISSING, CHROMIUM, CHROMIUM_ARGS
 from tests.conftest import FIXTURE_FILES, SEEDS_DIR
@@ -148,6 +149,17 @@ def student(content):
 
 
 # Helpers ------------------------------------------------------------------------
+
+
+EDITOR_USERNAME = "browser-editor"
+
+
+@pytest.fixture
+def editor(content):
+    """A content editor (staff, in the "Content editors" group) for the staff pages."""
+    user = UserFactory(username=EDITOR_USERNAME, is_staff=True)
+    user.groups.add(staff_groups_ensure()[CONTENT_EDITORS])
+    return user
 
 
 def seed_path(prefix: str) -> Path:

@@ -6,15 +6,15 @@ pages, and artifacts/screenshots/staff-gradebook-<lang>.png shows the gradebook.
 import re
 
 import pytest
-from django.utils import timezone
 
-from quizzes.models import Attempt, Enrollment, EnrollmentChange, Quiz
+from quizzes.models import Enrollment, EnrollmentChange, Quiz
 from quizzes.roles import CONTENT_EDITORS, staff_groups_ensure
 from quizzes.services import enrollment_create
 from tests.browser import admin_login
 from tests.browser.conftest import expect, screenshot
 from tests.browser.test_accessibility import assert_no_serious_violations
 from tests.factories import AttemptFactory, UserFactory
+from tests.test_gradebook import finished
 
 EDITOR = "browser-gradebook-editor"
 COURSE = "memory-efficient-training"
@@ -44,18 +44,6 @@ def classroom(content):
         enrollment_create(user=students[username], course=content)
     for username in ("dumi", "Esther"):
         UserFactory(username=username)
-
-    def finished(user, quiz, number, score):
-        AttemptFactory(
-            user=user,
-            quiz=quiz,
-            number=number,
-            state=Attempt.State.FINISHED,
-            finished_at=timezone.now(),
-            score=score,
-            max_score=8,
-            pass_mark=quiz.pass_mark,
-        )
 
     finished(students["ayesha"], gc, 1, 6)
     finished(students["ayesha"], ar, 1, 2)

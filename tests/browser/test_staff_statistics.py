@@ -7,22 +7,12 @@ import re
 import pytest
 
 from quizzes.models import Attempt, Quiz
-from quizzes.roles import CONTENT_EDITORS, staff_groups_ensure
 from tests.browser import admin_login
-from tests.browser.conftest import expect, questions_of, screenshot
+from tests.browser.conftest import EDITOR_USERNAME, expect, questions_of, screenshot
 from tests.browser.test_accessibility import assert_no_serious_violations
-from tests.factories import UserFactory
 from tests.test_item_statistics import seed_attempts
 
 SLUG = "gradient-checkpointing"
-EDITOR = "browser-editor"
-
-
-@pytest.fixture
-def editor(content):
-    user = UserFactory(username=EDITOR, is_staff=True)
-    user.groups.add(staff_groups_ensure()[CONTENT_EDITORS])
-    return user
 
 
 @pytest.fixture
@@ -57,7 +47,7 @@ def answered_quiz(content) -> Quiz:
 @pytest.mark.parametrize("language", ["en", "ur"])
 def test_editor_reads_the_statistics(page, editor, answered_quiz, language):
     path = f"/{language}/admin/reports/quizzes/{answered_quiz.pk}/statistics/"
-    admin_login(page, EDITOR, language, path)
+    admin_login(page, EDITOR_USERNAME, language, path)
     expect(page.locator("html")).to_have_attribute("dir", "rtl" if language == "ur" else "ltr")
     summary = page.locator("table.statistics-summary tbody tr")
     expect(summary).to_have_count(8)
@@ -89,7 +79,7 @@ def test_editor_reads_the_statistics(page, editor, answered_quiz, language):
 
 
 def test_index_lists_the_quizzes(page, editor, answered_quiz):
-    admin_login(page, EDITOR, "en", "/en/admin/reports/statistics/")
+    admin_login(page, EDITOR_USERNAME, "en", "/en/admin/reports/statistics/")
     link = page.get_by_role("link", name=re.compile("checkpointing", re.IGNORECASE))
     expect(link).to_have_count(1)
     link.click()

@@ -6,22 +6,12 @@ import re
 import pytest
 
 from quizzes.models import Attempt, Choice, Question, Quiz, Regrade
-from quizzes.roles import CONTENT_EDITORS, staff_groups_ensure
 from quizzes.services import attempt_answer_submit, attempt_finish, attempt_start
 from tests.browser import admin_login
-from tests.browser.conftest import expect, screenshot
+from tests.browser.conftest import EDITOR_USERNAME, expect, screenshot
 from tests.browser.test_accessibility import FAILING_IMPACTS, axe_violations, describe
-from tests.factories import UserFactory
 
 SLUG = "gradient-checkpointing"
-EDITOR = "browser-editor"
-
-
-@pytest.fixture
-def editor(content):
-    user = UserFactory(username=EDITOR, is_staff=True)
-    user.groups.add(staff_groups_ensure()[CONTENT_EDITORS])
-    return user
 
 
 @pytest.fixture
@@ -64,7 +54,7 @@ def assert_no_serious_violations(page) -> None:
 def test_editor_sees_stale_translation_and_regrades(page, language, editor, stale_question):
     question = stale_question
     quiz = Quiz.objects.get(slug=SLUG)
-    admin_login(page, EDITOR, language)
+    admin_login(page, EDITOR_USERNAME, language)
 
     # The question page marks the stale Urdu and Shona texts.
     page.goto(f"/{language}/admin/quizzes/question/{question.pk}/change/")
