@@ -7,7 +7,7 @@ computed once and the session rows encoded directly (what a login would
 store). Groups of students, each used by one workload so that every answer
 is a fresh (attempt, question):
 
-- ``read``: a session and an attempt in progress; question page and dashboard.
+- ``read``: a session, a CSRF cookie and an attempt in progress; question page and dashboard.
 - ``web``: a session, a CSRF cookie and an attempt; answers through the form.
 - ``api``: a token and an attempt; answers through the API.
 - ``burst``: a token, no attempt (the burst starts them).
@@ -84,12 +84,11 @@ def main(out: Path, counts: dict[str, int]) -> None:
         attempts = {attempt.user_id: attempt.pk for attempt in started}
 
     out.mkdir(parents=True, exist_ok=True)
-    (out / "read.txt").write_text(
-        "".join(f"{sessions[u.pk][0]} {attempts[u.pk]}\n" for u in users["read"]), encoding="ascii"
-    )
-    (out / "web.txt").write_text(
-        "".join(f"{sessions[u.pk][0]} {csrf[u.pk]} {attempts[u.pk]}\n" for u in users["web"]), encoding="ascii"
-    )
+    # A student's browser holds the CSRF cookie from the first page on: every request sends it.
+    for name in ("read", "web"):
+        (out / f"{name}.txt").write_text(
+            "".join(f"{sessions[u.pk][0]} {csrf[u.pk]} {attempts[u.pk]}\n" for u in users[name]), encoding="ascii"
+        )
     (out / "api.txt").write_text("".join(f"{tokens[u.pk]} {attempts[u.pk]}\n" for u in users["api"]), encoding="ascii")
     # The first choice of each question: right or wrong, every answer is a new row.
     (out / "questions.txt").write_text(

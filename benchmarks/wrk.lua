@@ -1,7 +1,7 @@
 -- One wrk script for every workload; BENCH_MODE picks it:
 --   ceiling    GET /bench/ceiling/ (anonymous; one SELECT, one INSERT)
---   page       GET a question page (session cookie), round robin over the "read" students
---   dashboard  GET /en/ (session cookie), round robin over the "read" students
+--   page       GET a question page (session and CSRF cookies), round robin over the "read" students
+--   dashboard  GET /en/ (session and CSRF cookies), round robin over the "read" students
 --   web        POST an answer through the form (session + CSRF cookie), each (attempt, question) once
 --   api        POST an answer through the API (token), each (attempt, question) once
 -- BENCH_DATA is the directory benchmarks/setup_data.py wrote; BENCH_WRK_THREADS is wrk's -t.
@@ -75,22 +75,27 @@ local function next_row(list)
   return list[cursor]
 end
 
+-- The session and the CSRF cookie, as a student's browser sends them on every request.
+local function cookies(row)
+  return "sessionid=" .. row[1] .. "; csrftoken=" .. row[2]
+end
+
 function request()
   issued = issued + 1
   if mode == "ceiling" then
     return wrk.format("GET", "/bench/ceiling/")
   elseif mode == "page" then
     local row = next_row(rows)
-    return wrk.format("GET", "/en/attempts/" .. row[2] .. "/questions/1/", { ["Cookie"] = "sessionid=" .. row[1] })
+    return wrk.format("GET", "/en/attempts/" .. row[3] .. "/questions/1/", { ["Cookie"] = cookies(row) })
   elseif mode == "dashboard" then
     local row = next_row(rows)
-    return wrk.format("GET", "/en/", { ["Cookie"] = "sessionid=" .. row[1] })
+    return wrk.format("GET", "/en/", { ["Cookie"] = cookies(row) })
   elseif mode == "web" then
     local pair = next_row(pairs_)
     local row, question = pair[1], pair[2]
     local body = "csrfmiddlewaretoken=" .. row[2] .. "&question=" .. question[2] .. "&choice=" .. question[3]
     return wrk.format("POST", "/en/attempts/" .. row[3] .. "/questions/" .. question[1] .. "/", {
-      ["Cookie"] = "sessionid=" .. row[1] .. "; csrftoken=" .. row[2],
+      ["Cookie"] = cookies(row),
       ["Content-Type"] = "application/x-www-form-urlencoded",
     }, body)
   elseif mode == "api" then

@@ -11,6 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -242,7 +243,8 @@ class _QuestionPage:
             name = f"answered:{question.id}:{answer.choice_id}:{answer.is_correct}"
             template = "quizzes/_answered_question.html"
         context = {"question": question, "answer": answer}
-        return derived(self.content, name, self.language, lambda: render_to_string(template, context))
+        # Our own template's output: safe to insert into the page as it is.
+        return derived(self.content, name, self.language, lambda: mark_safe(render_to_string(template, context)))
 
 
 def _published_quiz_or_404(slug) -> Quiz:

@@ -5,6 +5,8 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from django.template.backends import jinja2 as jinja2_backend
+from django.test.signals import template_rendered
 from django.utils import translation
 
 from quizzes.models import Course, Quiz
@@ -24,6 +26,28 @@ def english():
     gettext would otherwise inherit."""
     with translation.override("en"):
         yield
+
+
+@pytest.fixture(autouse=True, scope="session")
+def jinja2_templates_recorded():
+    """``response.templates`` and ``response.context`` for the Jinja2 student pages too.
+
+    Django's test setup records only its own engine's renders (it patches
+    ``django.template.Template._render``); this sends the same signal for
+    Jinja2's, naming the template as Django's do.
+    """
+    original = jinja2_backend.Template.render
+
+    def render(self, context=None, request=None):
+        context = {} if context is None else context
+        output = original(self, context, request)
+        self.name = self.template.name
+        template_rendered.send(sender=self, template=self, context=context)
+        return output
+
+    jinja2_backend.Template.render = render
+    yield
+    jinja2_backend.Template.render = original
 
 
 def load_fixtures() -> None:

@@ -1,0 +1,75 @@
+"""The Jinja2 environment of the student pages (templates in ``quizzes/jinja2/``).
+
+The pages students see on every question are rendered by Jinja2: the Django
+template engine cost about a third of a question page's CPU (issue 7). Staff
+pages and the admin stay Django templates.
+
+What Django's template tags did, a template here calls by name: ``url``,
+``static``, ``csrf_input``, ``_`` for gettext, and the filters ``tr``,
+``lang_attrs`` and ``date``. Django's context processors do not run (one of
+ours does: ``csrf_once``); the base template reads the user and the messages
+from ``request``.
+
+Catalogues: ``makemessages`` reads these templates with Django's template
+lexer, which finds ``{{ _("...") }}`` (a literal, nothing else inside the
+parentheses). So a translated text is written ``{{ _("...") }}``, with any
+values after it through ``|format(name=value)``; a plural is a function
+here, written with ``ngettext`` so that xgettext finds it in this file.
+``tests/test_jinja_templates.py`` checks that every text of the templates
+is in the catalogue.
+"""
+
+from django.contrib.messages import get_messages
+from django.template.backends.utils import csrf_input
+from django.template.defaultfilters import date as date_filter
+from django.templatetags.static import static
+from django.urls import reverse
+from django.utils import translation
+from django.utils.functional import SimpleLazyObject
+from django.utils.timezone import template_localtime
+from django.utils.translation import get_language, get_language_bidi, ngettext
+from jinja2 import Environment
+
+from quizzes.templatetags.quiz_i18n import lang_attrs, language_links, tr
+
+
+def url(name: str, *args) -> str:
+    return reverse(name, args=args)
+
+
+def date(value, format_name: str) -> str:
+    """Django's ``date`` filter, in the current time zone as Django's templates show it."""
+    return date_filter(template_localtime(value), format_name)
+
+
+def quizzes_passed(passed: int, total: int) -> str:
+    return ngettext("%(passed)s of %(total)s quiz passed", "%(passed)s of %(total)s quizzes passed", total) % {
+        "passed": passed,
+        "total": total,
+    }
+
+
+def csrf_once(request) -> dict:
+    """A context processor: the CSRF field made once per page, however many forms it has.
+
+    Django's backend gives ``csrf_input`` as a lazy string that masks the token
+    again at every use (random bytes each time).
+    """
+    return {"csrf_input": SimpleLazyObject(lambda: csrf_input(request))}
+
+
+def environment(**options) -> Environment:
+    options["extensions"] = [*options.get("extensions", ()), "jinja2.ext.i18n"]
+    env = Environment(**options)
+    env.install_gettext_callables(translation.gettext, translation.ngettext, newstyle=False)
+    env.globals.update(
+        url=url,
+        static=static,
+        get_language=get_language,
+        get_language_bidi=get_language_bidi,
+        get_messages=get_messages,
+        language_links=lambda request: language_links({"request": request}),
+        quizzes_passed=quizzes_passed,
+    )
+    env.filters.update(tr=tr, lang_attrs=lang_attrs, date=date)
+    return env
