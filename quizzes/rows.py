@@ -261,50 +261,44 @@ PROGRESS_NAMES = ("id", "state", "score", "max_score", "pass_mark")
 
 
 @cache
-def _courses_sql(vendor: str) -> str:
-    enrolled = (
-        f"EXISTS (SELECT 1 FROM {_table(Enrollment)} e WHERE e.{_column(Enrollment, 'course_id')} = "
-        f"c.{_column(Course, 'id')} AND e.{_column(Enrollment, 'user_id')} = %s)"
-    )
+def _dashboard_sql(vendor: str) -> str:
+    course_id, quiz_id = f"c.{_column(Course, 'id')}", f"q.{_column(Quiz, 'id')}"
     return (
-        f"SELECT {_select_list(Course, 'c', COURSE_NAMES)}, {enrolled} FROM {_table(Course)} c "
-        f"WHERE {enrolled} OR c.{_column(Course, 'allow_self_enrollment')} = %s "
-        f"ORDER BY c.{_column(Course, 'slug')}"
-    )
-
-
-def courses_of_student(user_id: int) -> tuple[list[Course], list[Course]]:
-    """The courses the user is enrolled in, and those open to self-enrolment they have not
-    joined, each by slug: one statement."""
-    enrolled, joinable = [], []
-    for row in _fetchall(_courses_sql(connection.vendor), [user_id, user_id, True]):
-        (enrolled if row[-1] else joinable).append(instance(Course, COURSE_NAMES, row[:-1]))
-    return enrolled, joinable
-
-
-@cache
-def _progress_sql(vendor: str) -> str:
-    return (
-        f"SELECT {_select_list(Quiz, 'q', QUIZ_NAMES)}, {_select_list(Attempt, 'a', PROGRESS_NAMES)} "
-        f"FROM {_table(Quiz)} q "
-        f"JOIN {_table(Enrollment)} e ON e.{_column(Enrollment, 'course_id')} = q.{_column(Quiz, 'course_id')} "
+        f"SELECT {_select_list(Course, 'c', COURSE_NAMES)}, e.{_column(Enrollment, 'id')}, "
+        f"{_select_list(Quiz, 'q', QUIZ_NAMES)}, {_select_list(Attempt, 'a', PROGRESS_NAMES)} "
+        f"FROM {_table(Course)} c "
+        f"LEFT JOIN {_table(Enrollment)} e ON e.{_column(Enrollment, 'course_id')} = {course_id} "
         f"AND e.{_column(Enrollment, 'user_id')} = %s "
-        f"LEFT JOIN {_table(Attempt)} a ON a.{_column(Attempt, 'quiz_id')} = q.{_column(Quiz, 'id')} "
+        f"LEFT JOIN {_table(Quiz)} q ON q.{_column(Quiz, 'course_id')} = {course_id} "
+        f"AND e.{_column(Enrollment, 'id')} IS NOT NULL AND q.{_column(Quiz, 'is_published')} = %s "
+        f"LEFT JOIN {_table(Attempt)} a ON a.{_column(Attempt, 'quiz_id')} = {quiz_id} "
         f"AND a.{_column(Attempt, 'user_id')} = %s "
-        f"WHERE q.{_column(Quiz, 'is_published')} = %s "
-        f"ORDER BY q.{_column(Quiz, 'position')}, q.{_column(Quiz, 'slug')}, a.{_column(Attempt, 'id')}"
+        f"WHERE e.{_column(Enrollment, 'id')} IS NOT NULL OR c.{_column(Course, 'allow_self_enrollment')} = %s "
+        f"ORDER BY c.{_column(Course, 'slug')}, q.{_column(Quiz, 'position')}, q.{_column(Quiz, 'slug')}, "
+        f"a.{_column(Attempt, 'id')}"
     )
 
 
-def quiz_attempt_rows(user_id: int) -> list[tuple[Quiz, tuple | None]]:
-    """The published quizzes of the user's courses in order, each with one of the user's
-    attempts (id, state, score, max_score, pass_mark) or None: a row per attempt."""
-    width = len(QUIZ_NAMES)
-    result = []
-    for row in _fetchall(_progress_sql(connection.vendor), [user_id, user_id, True]):
-        attempt = row[width:] if row[width] is not None else None
-        result.append((instance(Quiz, QUIZ_NAMES, row[:width]), attempt))
-    return result
+def courses_of_student(user_id: int) -> tuple[list[Course], list[Course], list[tuple[Quiz, tuple | None]]]:
+    """One statement for the dashboard and the progress endpoint.
+
+    Returns the courses the user is enrolled in and those open to self-enrolment
+    they have not joined, each by slug, and the published quizzes of the
+    enrolled courses in order, each with one of the user's attempts (id,
+    state, score, max_score, pass_mark) or None: a row per attempt.
+    """
+    course_width, quiz_width = len(COURSE_NAMES), len(QUIZ_NAMES)
+    enrolled, joinable, quizzes = [], [], []
+    seen: set[int] = set()
+    for row in _fetchall(_dashboard_sql(connection.vendor), [user_id, True, user_id, True]):
+        course_row, enrollment_id, rest = row[:course_width], row[course_width], row[course_width + 1 :]
+        if course_row[0] not in seen:
+            seen.add(course_row[0])
+            (enrolled if enrollment_id is not None else joinable).append(instance(Course, COURSE_NAMES, course_row))
+        if rest[0] is not None:
+            attempt = rest[quiz_width:] if rest[quiz_width] is not None else None
+            quizzes.append((instance(Quiz, QUIZ_NAMES, rest[:quiz_width]), attempt))
+    return enrolled, joinable, quizzes
 
 
 # Arriving at a quiz: reading it and starting an attempt ----------------------------------------

@@ -75,28 +75,26 @@ def student_courses(*, user) -> list[Course]:
 
     ``progress_quizzes``: the course's published quizzes in order, each with
     ``attempts_used``, ``best_percent``, ``passed`` and ``in_progress_id`` as
-    ``quiz_progress_queryset`` annotates them. Two fixed statements
-    (``quizzes.rows``): the courses, then their quizzes joined to this user's
-    attempts (a row per attempt), the progress being added up here. The
+    ``quiz_progress_queryset`` annotates them. One fixed statement
+    (``quizzes.rows.courses_of_student``): the courses joined to their quizzes
+    and this user's attempts (a row per attempt), the progress being added up here. The
     dashboard and the progress endpoint run this on every visit.
     """
-    return _with_progress(user, rows.courses_of_student(user.pk)[0])
+    return student_dashboard(user=user)[0]
 
 
 def student_dashboard(*, user) -> tuple[list[Course], list[Course]]:
-    """``student_courses`` and ``joinable_courses`` from the same two statements."""
-    courses, joinable = rows.courses_of_student(user.pk)
-    return _with_progress(user, courses), joinable
+    """``student_courses`` and ``joinable_courses`` from one fixed statement."""
+    courses, joinable, quiz_rows = rows.courses_of_student(user.pk)
+    return _with_progress(courses, quiz_rows), joinable
 
 
-def _with_progress(user, courses: list[Course]) -> list[Course]:
-    if not courses:
-        return courses
+def _with_progress(courses: list[Course], quiz_rows) -> list[Course]:
     by_id = {course.pk: course for course in courses}
     for course in courses:
         course.progress_quizzes = []
     quizzes: dict[int, Quiz] = {}
-    for row, mine in rows.quiz_attempt_rows(user.pk):
+    for row, mine in quiz_rows:
         quiz = quizzes.get(row.pk)
         if quiz is None:
             quiz = quizzes[row.pk] = row
@@ -128,7 +126,7 @@ def course_quizzes_passed(course: Course) -> int:
 
 def joinable_courses(*, user) -> list[Course]:
     """Courses open to self-enrolment that ``user`` has not joined, by slug."""
-    return rows.courses_of_student(user.pk)[1]
+    return student_dashboard(user=user)[1]
 
 
 def is_enrolled(*, user, course_id: int) -> bool:

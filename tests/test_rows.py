@@ -87,7 +87,23 @@ def test_published_quiz_and_courses_are_the_orm_rows(student, quiz):
     assert fields(found.course) == fields(Course.objects.get(pk=quiz.course_id))
     Quiz.objects.filter(pk=quiz.pk).update(is_published=False)
     assert rows.published_quiz(GC) is None
-    enrolled, joinable = rows.courses_of_student(student.pk)
+    enrolled, joinable, quiz_rows = rows.courses_of_student(student.pk)
     assert [fields(course) for course in enrolled] == [fields(quiz.course)]
     expected = Course.objects.filter(allow_self_enrollment=True).exclude(enrollments__user=student).order_by("slug")
     assert [fields(course) for course in joinable] == [fields(course) for course in expected]
+    published = Quiz.objects.filter(course=quiz.course, is_published=True).order_by("position", "slug")
+    assert [fields(row) for row, _attempt in quiz_rows] == [fields(other) for other in published]
+
+
+def test_courses_of_student_gives_a_row_per_attempt(student, quiz):
+    first = attempt_start(user=student, quiz=quiz)[0]
+    attempt_finish(attempt=first)
+    second = attempt_start(user=student, quiz=quiz)[0]
+    _enrolled, _joinable, quiz_rows = rows.courses_of_student(student.pk)
+    mine = [attempt for row, attempt in quiz_rows if row.pk == quiz.pk]
+    assert mine == [
+        (first.pk, Attempt.State.FINISHED, 0, first.max_score, first.pass_mark),
+        (second.pk, Attempt.State.IN_PROGRESS, None, second.max_score, second.pass_mark),
+    ]
+    others = [attempt for row, attempt in quiz_rows if row.pk != quiz.pk]
+    assert others == [None] * len(others)

@@ -150,7 +150,7 @@ class TestStudentCourses:
 
     def test_progress_quizzes_prefetched_with_annotations(self, student, content, django_assert_num_queries):
         finished(student, content[GC], 6)
-        with django_assert_num_queries(2):
+        with django_assert_num_queries(1):
             courses = list(student_courses(user=student))
             quizzes = courses[0].progress_quizzes
         assert [quiz.slug for quiz in quizzes] == [GC, AR]
