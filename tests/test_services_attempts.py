@@ -195,6 +195,9 @@ class TestAnswerSubmit:
         assert recorded.language == "ur"
         assert recorded.answered_at is not None
         assert Answer.objects.get().pk == recorded.pk
+        # What the feedback is built from: the question as the checked content holds it.
+        assert recorded.content_question.id == choice.question_id
+        assert recorded.content_question.correct_choice_id == choice.pk
 
     def test_records_a_wrong_answer(self, attempt, gc_quiz):
         recorded, created = answer(attempt, wrong(gc_quiz, 2), language="sn")
@@ -213,6 +216,7 @@ class TestAnswerSubmit:
         assert created is False
         assert again.pk == first.pk
         assert again.language == "en"  # the first answer is the record
+        assert (again.attempt, again.content_question.id) == (attempt, again.question_id)
         assert Answer.objects.count() == 1
 
     def test_another_choice_refused_with_the_recorded_answer(self, attempt, gc_quiz):

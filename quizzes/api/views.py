@@ -216,12 +216,8 @@ class AnswerCreateView(LanguageMixin, APIView):
             )
         except Attempt.DoesNotExist:  # the service's lock checks the owner: no read before it
             raise NotFound from None
-        # The feedback (right choice, explanation) from the cached content: no further query.
-        question = quiz_content(answer.attempt.quiz_id).question(answer.question_id)
-        if question is not None:
-            data = answer_feedback_data(answer, question)
-        else:  # archived since it was answered (a retry): the rows say what it was
-            data = AnswerFeedbackSerializer(answer).data
+        # The feedback (right choice, explanation) from the content the answer was checked against.
+        data = answer_feedback_data(answer, answer.content_question)
         return Response(data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 

@@ -88,9 +88,11 @@ def attempt_answer_submit(
 ) -> tuple[Answer, bool]:
     """Record the answer to one question of ``user``'s attempt; the first answer is final.
 
-    Returns the answer (its ``attempt`` attached) and whether it is new:
-    submitting the recorded choice again (a double click, a retry) returns the
-    recorded answer; another choice is refused with ``already_answered``. An
+    Returns the answer and whether it is new: submitting the recorded choice
+    again (a double click, a retry) returns the recorded answer; another choice
+    is refused with ``already_answered``. The answer comes with its ``attempt``
+    and ``content_question``, the question as the content it was checked
+    against holds it (the right choice and explanation, for feedback). An
     attempt that is not ``user``'s (or no attempt) raises Attempt.DoesNotExist.
     ``position``, for a form shown on a question's page, refuses an answer to any
     other question (``question_not_shown``): never record what the student did
@@ -129,14 +131,14 @@ def attempt_answer_submit(
             )
             if answer is None:  # archived or moved since the cached copy was read
                 raise AttemptError(CHOICE_NOT_IN_QUESTION, code="choice_not_in_question", status=400)
-        answer.attempt = attempt
+        answer.attempt, answer.content_question = attempt, question
         return answer, True
     except IntegrityError:
         # Answered already (by this request's twin, or before).
         existing = Answer.objects.filter(attempt_id=attempt.pk, question_id=question.id).first()
         if existing is None:
             raise
-    existing.attempt = attempt
+    existing.attempt, existing.content_question = attempt, question
     if existing.choice_id == choice.id:
         return existing, False
     raise AttemptError(ALREADY_ANSWERED, code="already_answered", status=409, answer=existing)
