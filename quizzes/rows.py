@@ -1,13 +1,14 @@
 """The statements every student request runs, written once in SQL.
 
 Each student request runs the same few reads and writes: who the user is, the
-attempt and its answers, the answer's lock, key and INSERT. Built by the ORM,
-each of these costs 0.3 to 1.3 ms of Python (building and compiling the query)
-against about 0.1 ms to send it and read the row, and at a few per request
-that was most of a page's cost (issue 7, ``make bench``). Here each is a fixed
-SQL string, built once from the models' table and column names, and rows
-become model instances through ``Model.from_db`` with the same converters the
-ORM applies, so callers get exactly what the equivalent queryset returns.
+attempt and its answers, an answer's lock (of the owner's attempt) and its
+INSERT graded by the choice's key. Built by the ORM, each of these costs 0.3 to
+1.3 ms of Python (building and compiling the query) against about 0.1 ms to
+send it and read the row, and at a few per request that was most of a page's
+cost (issue 7, ``make bench``). Here each is a fixed SQL string, built once from
+the models' table and column names, and rows become model instances through
+``Model.from_db`` with the same converters the ORM applies, so callers get
+exactly what the equivalent queryset returns.
 
 Only these hot paths live here; everything else uses the ORM.
 """
@@ -135,6 +136,7 @@ def token_user_get(key: str):
 
 ATTEMPT_NAMES = _attnames(Attempt)
 ANSWER_NAMES = ("id", "question_id", "choice_id", "is_correct", "language", "answered_at")
+ANSWER_ROW_NAMES = _attnames(Answer)
 
 
 @cache
@@ -187,31 +189,50 @@ def _for_update() -> str:
 def _lock_sql(vendor: str) -> str:
     # Only the attempt's row: nothing else is joined, so nothing else is locked.
     return (
-        f"SELECT {_column(Attempt, 'state')}, {_column(Attempt, 'quiz_id')} FROM {_table(Attempt)} "
-        f"WHERE {_column(Attempt, 'id')} = %s{_for_update()}"
+        f"SELECT {_select_list(Attempt, 'a', ATTEMPT_NAMES)} FROM {_table(Attempt)} a "
+        f"WHERE a.{_column(Attempt, 'id')} = %s AND a.{_column(Attempt, 'user_id')} = %s{_for_update()}"
     )
 
 
-def attempt_lock(attempt_id: int) -> tuple[str, int] | None:
-    """Lock the attempt's row until the transaction ends; its (state, quiz_id), or None."""
-    rows = _fetchall(_lock_sql(connection.vendor), [attempt_id])
-    return rows[0] if rows else None
+def attempt_lock(*, attempt_id: int, user_id: int) -> Attempt | None:
+    """Lock the attempt's row until the transaction ends and return it, if it is this user's; else None."""
+    rows = _fetchall(_lock_sql(connection.vendor), [attempt_id, user_id])
+    return instance(Attempt, ATTEMPT_NAMES, rows[0]) if rows else None
 
 
 @cache
-def _key_sql(vendor: str) -> str:
+def _answer_insert_sql(vendor: str) -> str:
+    # Each column of the new row: a parameter, or the chosen choice's own value. The key is
+    # read by this statement, so it is the one committed before it started (after the lock).
+    values = {
+        "attempt_id": "%s",
+        "question_id": f"c.{_column(Choice, 'question_id')}",
+        "choice_id": f"c.{_column(Choice, 'id')}",
+        "is_correct": f"c.{_column(Choice, 'is_correct')}",
+        "language": "%s",
+        "answered_at": "%s",
+    }
     return (
-        f"SELECT c.{_column(Choice, 'is_correct')} FROM {_table(Choice)} c "
+        f"INSERT INTO {_table(Answer)} ({', '.join(_column(Answer, name) for name in values)}) "
+        f"SELECT {', '.join(values.values())} FROM {_table(Choice)} c "
         f"JOIN {_table(Question)} q ON q.{_column(Question, 'id')} = c.{_column(Choice, 'question_id')} "
         f"WHERE c.{_column(Choice, 'id')} = %s AND c.{_column(Choice, 'question_id')} = %s "
-        f"AND c.{_column(Choice, 'is_archived')} = %s AND q.{_column(Question, 'is_archived')} = %s"
+        f"AND c.{_column(Choice, 'is_archived')} = %s AND q.{_column(Question, 'is_archived')} = %s "
+        f"RETURNING {', '.join(_column(Answer, name) for name in ANSWER_ROW_NAMES)}"
     )
 
 
-def choice_key(*, choice_id: int, question_id: int) -> bool | None:
-    """Whether the choice is right, as committed; None if it is not an open choice of that open question."""
-    rows = _fetchall(_key_sql(connection.vendor), [choice_id, question_id, False, False])
-    return bool(rows[0][0]) if rows else None
+def answer_insert(*, attempt_id: int, question_id: int, choice_id: int, language: str) -> Answer | None:
+    """INSERT one answer graded with the choice's key, as committed, and return it; None (nothing
+    inserted) if the choice is not an open choice of that open question.
+
+    ``answered_at`` is set here, as auto_now_add would. A second answer to the
+    question raises IntegrityError (the unique constraint).
+    """
+    answered_at = connection.ops.adapt_datetimefield_value(timezone.now())
+    params = [attempt_id, language, answered_at, choice_id, question_id, False, False]
+    rows = _fetchall(_answer_insert_sql(connection.vendor), params)
+    return instance(Answer, ANSWER_ROW_NAMES, rows[0]) if rows else None
 
 
 @cache
@@ -233,24 +254,6 @@ def _insert(model, values: dict):
     ]
     found = _fetchall(_insert_sql(model, names, connection.vendor), params)
     return _build(model, ("id", *names), (found[0][0], *values.values()))
-
-
-def answer_insert(*, attempt_id: int, question_id: int, choice_id: int, is_correct: bool, language: str) -> Answer:
-    """INSERT one answer (``answered_at`` is set here, as auto_now_add would) and return it.
-
-    A second answer to the question raises IntegrityError (the unique constraint).
-    """
-    return _insert(
-        Answer,
-        {
-            "attempt_id": attempt_id,
-            "question_id": question_id,
-            "choice_id": choice_id,
-            "is_correct": is_correct,
-            "language": language,
-            "answered_at": timezone.now(),
-        },
-    )
 
 
 # The dashboard and the progress endpoint -------------------------------------------------------

@@ -158,7 +158,7 @@ def student_attempt_get(*, user, attempt_id: int) -> Attempt:
     """One of ``user``'s own attempts; anyone else's raises Attempt.DoesNotExist.
 
     Only the attempt's row: its quiz's content comes from ``content_cache.quiz_content``.
-    One fixed statement (``quizzes.rows``): every answer and finish reads it.
+    One fixed statement (``quizzes.rows``): a finish, a result and a refused answer read it.
     """
     attempt = rows.attempt_get(attempt_id=attempt_id, user_id=user.pk)
     if attempt is None:

@@ -38,11 +38,10 @@ from quizzes.services import (
     attempt_start,
     enrollment_self_create,
 )
-from quizzes.services.attempts import ATTEMPT_FINISHED, QUESTION_NOT_IN_QUIZ
+from quizzes.services.attempts import ATTEMPT_FINISHED, OTHER_QUESTION, QUESTION_NOT_IN_QUIZ
 
 CHOOSE_AN_ANSWER = _("Choose one of the answers, then submit.")
 MALFORMED_ANSWER = _("This answer could not be read; please choose again.")
-OTHER_QUESTION = _("This answer was sent for another question; please answer the question shown.")
 ENROLLED = _("You are now enrolled in %(course)s.")
 
 
@@ -127,7 +126,7 @@ def attempt_resume(request, pk):
 @require_http_methods(["GET", "POST"])
 def attempt_question(request, pk, position):
     if request.method == "POST":
-        return _answer_submit(request, _own_attempt_or_404(request, pk), position)
+        return _answer_submit(request, pk, position)
     try:
         attempt, answers = student_attempt_with_answers(user=request.user, attempt_id=pk)
     except Attempt.DoesNotExist:
@@ -142,7 +141,35 @@ def attempt_question(request, pk, position):
     return page.render(request)
 
 
-def _answer_submit(request, attempt: Attempt, position: int):
+def _answer_submit(request, pk: int, position: int):
+    """Record the answer and go to its feedback. The service's lock checks the owner: a
+    recorded answer reads the attempt once, and only a refusal reads it again to say why."""
+    question_id = parse_id(request.POST.get("question", ""))
+    choice_id = parse_id(request.POST.get("choice", ""))
+    refused = None
+    if question_id is not None and choice_id is not None:
+        try:
+            attempt_answer_submit(
+                user=request.user,
+                attempt_id=pk,
+                question_id=question_id,
+                choice_id=choice_id,
+                language=get_language(),
+                position=position,
+            )
+        except Attempt.DoesNotExist:
+            raise Http404 from None
+        except AttemptError as error:
+            refused = error
+        else:
+            url = reverse("quizzes:attempt_question", kwargs={"pk": pk, "position": position})
+            return redirect(f"{url}#feedback")
+    return _answer_refusal(request, _own_attempt_or_404(request, pk), position, refused)
+
+
+def _answer_refusal(request, attempt: Attempt, position: int, refused: AttemptError | None):
+    """The question's page with why the answer was not recorded, checked in this order."""
+
     def refuse(message, status):
         page = _QuestionPage(attempt, position, get_language())
         return page.render(request, error_message=message, status=status)
@@ -162,14 +189,8 @@ def _answer_submit(request, attempt: Attempt, position: int):
         # A form from another page (or forged): never record an answer the student did not see.
         in_quiz = content.question(question_id) is not None
         return refuse(OTHER_QUESTION if in_quiz else QUESTION_NOT_IN_QUIZ, 400)
-    try:
-        attempt_answer_submit(
-            attempt=attempt, question_id=question_id, choice_id=choice_id, language=get_language(), content=content
-        )
-    except AttemptError as error:
-        return refuse(error.message, error.status)
-    url = reverse("quizzes:attempt_question", kwargs={"pk": attempt.pk, "position": position})
-    return redirect(f"{url}#feedback")
+    # The form was readable, so the service was asked, and it refused.
+    return refuse(refused.message, refused.status)
 
 
 @login_required

@@ -64,7 +64,9 @@ def test_an_answer_and_a_finish_lock_only_the_attempt(student, content):
     question = quiz.questions.get(position=1)
     choice = question.choices.first()
     answering = locks(
-        lambda: attempt_answer_submit(attempt=attempt, question_id=question.pk, choice_id=choice.pk, language="en")
+        lambda: attempt_answer_submit(
+            user=student, attempt_id=attempt.pk, question_id=question.pk, choice_id=choice.pk, language="en"
+        )
     )
     assert tables(answering) == ['"quizzes_attempt"']
     assert tables(locks(lambda: attempt_finish(attempt=attempt))) == ['"quizzes_attempt"']

@@ -7,10 +7,11 @@ text and booleans as integers).
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.db import transaction
 from rest_framework.authtoken.models import Token
 
 from quizzes import rows
-from quizzes.models import Answer, Attempt, Course, Quiz
+from quizzes.models import Answer, Attempt, Choice, Course, Question, Quiz
 from quizzes.services import attempt_answer_submit, attempt_finish, attempt_start
 
 GC = "gradient-checkpointing"
@@ -32,11 +33,19 @@ def answered(student, quiz):
     for position in (1, 2):
         question = quiz.questions.get(position=position)
         choice = question.choices.order_by("-is_correct", "position")[position - 1]
-        attempt_answer_submit(attempt=first, question_id=question.pk, choice_id=choice.pk, language="ur")
+        attempt_answer_submit(
+            user=student, attempt_id=first.pk, question_id=question.pk, choice_id=choice.pk, language="ur"
+        )
     attempt_finish(attempt=first)
     second, _ = attempt_start(user=student, quiz=quiz)
     question = quiz.questions.get(position=1)
-    attempt_answer_submit(attempt=second, question_id=question.pk, choice_id=question.choices.first().pk, language="sn")
+    attempt_answer_submit(
+        user=student,
+        attempt_id=second.pk,
+        question_id=question.pk,
+        choice_id=question.choices.first().pk,
+        language="sn",
+    )
     return first, second
 
 
@@ -79,6 +88,47 @@ def test_inserted_rows_are_what_the_database_holds(student, quiz, answered):
     assert created
     assert fields(third) == fields(Attempt.objects.get(pk=third.pk))
     assert (third.number, third.state, third.max_score) == (3, Attempt.State.IN_PROGRESS, 8)
+
+
+def test_attempt_lock_is_the_owners_orm_row(student, other_student, answered):
+    for attempt in answered:
+        with transaction.atomic():
+            assert fields(rows.attempt_lock(attempt_id=attempt.pk, user_id=student.pk)) == fields(
+                Attempt.objects.get(pk=attempt.pk)
+            )
+            assert rows.attempt_lock(attempt_id=attempt.pk, user_id=other_student.pk) is None
+    assert rows.attempt_lock(attempt_id=10**9, user_id=student.pk) is None
+
+
+def test_answer_insert_grades_with_the_key_and_returns_the_orm_row(student, quiz):
+    attempt, _ = attempt_start(user=student, quiz=quiz)
+    for position, is_correct, language in ((1, True, "ur"), (2, False, "id")):
+        question = quiz.questions.get(position=position)
+        choice = question.choices.filter(is_correct=is_correct).order_by("position").first()
+        answer = rows.answer_insert(
+            attempt_id=attempt.pk, question_id=question.pk, choice_id=choice.pk, language=language
+        )
+        assert fields(answer) == fields(Answer.objects.get(pk=answer.pk))
+        assert (answer.attempt_id, answer.question_id, answer.choice_id) == (attempt.pk, question.pk, choice.pk)
+        assert (answer.is_correct, answer.language) == (is_correct, language)
+        assert answer.answered_at is not None
+
+
+def test_answer_insert_inserts_nothing_for_a_choice_not_open_in_that_question(student, quiz):
+    attempt, _ = attempt_start(user=student, quiz=quiz)
+    first, second, third = (quiz.questions.get(position=position) for position in (1, 2, 3))
+
+    def insert(question, choice):
+        return rows.answer_insert(attempt_id=attempt.pk, question_id=question.pk, choice_id=choice.pk, language="en")
+
+    assert insert(first, second.choices.first()) is None  # another question's choice
+    archived = first.choices.order_by("position").last()
+    Choice.objects.filter(pk=archived.pk).update(is_archived=True)
+    assert insert(first, archived) is None
+    Question.objects.filter(pk=third.pk).update(is_archived=True)
+    assert insert(third, third.choices.first()) is None
+    assert not Answer.objects.filter(attempt=attempt).exists()
+    assert insert(second, second.choices.first()) is not None
 
 
 def test_published_quiz_and_courses_are_the_orm_rows(student, quiz):

@@ -541,7 +541,10 @@ def test_an_answer_during_a_regrade_waits_and_is_graded_with_the_new_key(monkeyp
     release, regrader = _regrade_held(monkeypatch, q1, new_key, editor)
     outcome = {}
     answerer = _in_thread(
-        outcome, lambda: attempt_answer_submit(attempt=attempt, question_id=q1.pk, choice_id=new_key.pk, language="ur")
+        outcome,
+        lambda: attempt_answer_submit(
+            user=racer, attempt_id=attempt.pk, question_id=q1.pk, choice_id=new_key.pk, language="ur"
+        ),
     )
     time.sleep(0.5)
     assert "result" not in outcome and "error" not in outcome  # waiting on the attempt's lock

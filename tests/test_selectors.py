@@ -113,7 +113,9 @@ class TestQuizProgress:
     def test_a_user_without_attempts_sees_nothing_of_others(self, student, other_student, content):
         attempt, _created = attempt_start(user=other_student, quiz=content[GC])
         choice = content[GC].questions.get(position=1).choices.get(is_correct=True)
-        attempt_answer_submit(attempt=attempt, question_id=choice.question_id, choice_id=choice.pk, language="en")
+        attempt_answer_submit(
+            user=attempt.user, attempt_id=attempt.pk, question_id=choice.question_id, choice_id=choice.pk, language="en"
+        )
         attempt_finish(attempt=attempt)
         row = progress(student)[GC]
         assert (row.attempts_used, row.best_percent, row.passed, row.in_progress_id) == (0, None, False, None)

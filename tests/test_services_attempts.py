@@ -3,6 +3,7 @@
 import pytest
 from django.utils import timezone
 
+from quizzes.content_cache import quiz_content
 from quizzes.models import Answer, Attempt, Choice, Enrollment, Question
 from quizzes.services import (
     AttemptError,
@@ -19,6 +20,7 @@ from quizzes.services.attempts import (
     CHOICE_NOT_IN_QUESTION,
     NO_ATTEMPTS_LEFT,
     NOT_ENROLLED,
+    OTHER_QUESTION,
     QUESTION_NOT_IN_QUIZ,
     QUIZ_UNAVAILABLE,
 )
@@ -48,7 +50,7 @@ def wrong(quiz, position: int) -> Choice:
 
 def answer(attempt, choice: Choice, language: str = "en"):
     return attempt_answer_submit(
-        attempt=attempt, question_id=choice.question_id, choice_id=choice.pk, language=language
+        user=attempt.user, attempt_id=attempt.pk, question_id=choice.question_id, choice_id=choice.pk, language=language
     )
 
 
@@ -193,6 +195,9 @@ class TestAnswerSubmit:
         assert recorded.language == "ur"
         assert recorded.answered_at is not None
         assert Answer.objects.get().pk == recorded.pk
+        # What the feedback is built from: the question as the checked content holds it.
+        assert recorded.content_question.id == choice.question_id
+        assert recorded.content_question.correct_choice_id == choice.pk
 
     def test_records_a_wrong_answer(self, attempt, gc_quiz):
         recorded, created = answer(attempt, wrong(gc_quiz, 2), language="sn")
@@ -211,6 +216,7 @@ class TestAnswerSubmit:
         assert created is False
         assert again.pk == first.pk
         assert again.language == "en"  # the first answer is the record
+        assert (again.attempt, again.content_question.id) == (attempt, again.question_id)
         assert Answer.objects.count() == 1
 
     def test_another_choice_refused_with_the_recorded_answer(self, attempt, gc_quiz):
@@ -237,7 +243,13 @@ class TestAnswerSubmit:
     def test_unknown_question_refused(self, attempt, gc_quiz):
         before = snapshot()
         with pytest.raises(AttemptError) as refused:
-            attempt_answer_submit(attempt=attempt, question_id=10**9, choice_id=right(gc_quiz, 1).pk, language="en")
+            attempt_answer_submit(
+                user=attempt.user,
+                attempt_id=attempt.pk,
+                question_id=10**9,
+                choice_id=right(gc_quiz, 1).pk,
+                language="en",
+            )
         assert refused.value.code == "question_not_in_quiz"
         assert snapshot() == before
 
@@ -245,7 +257,8 @@ class TestAnswerSubmit:
         before = snapshot()
         with pytest.raises(AttemptError) as refused:
             attempt_answer_submit(
-                attempt=attempt,
+                user=attempt.user,
+                attempt_id=attempt.pk,
                 question_id=question(gc_quiz, 1).pk,
                 choice_id=right(gc_quiz, 2).pk,
                 language="en",
@@ -257,8 +270,57 @@ class TestAnswerSubmit:
     def test_unknown_choice_refused(self, attempt, gc_quiz):
         before = snapshot()
         with pytest.raises(AttemptError) as refused:
-            attempt_answer_submit(attempt=attempt, question_id=question(gc_quiz, 1).pk, choice_id=10**9, language="en")
+            attempt_answer_submit(
+                user=attempt.user,
+                attempt_id=attempt.pk,
+                question_id=question(gc_quiz, 1).pk,
+                choice_id=10**9,
+                language="en",
+            )
         assert refused.value.code == "choice_not_in_question"
+        assert snapshot() == before
+
+    def test_someone_elses_attempt_does_not_exist_for_them(self, attempt, other_student, gc_quiz):
+        before = snapshot()
+        choice = right(gc_quiz, 1)
+        for user, attempt_id in ((other_student, attempt.pk), (attempt.user, 10**9)):
+            with pytest.raises(Attempt.DoesNotExist):
+                attempt_answer_submit(
+                    user=user, attempt_id=attempt_id, question_id=choice.question_id, choice_id=choice.pk, language="en"
+                )
+        assert snapshot() == before
+
+    def test_an_answer_to_another_question_than_the_one_shown_refused(self, attempt, gc_quiz):
+        choice = right(gc_quiz, 2)
+
+        def shown_at(position):
+            return attempt_answer_submit(
+                user=attempt.user,
+                attempt_id=attempt.pk,
+                question_id=choice.question_id,
+                choice_id=choice.pk,
+                language="en",
+                position=position,
+            )
+
+        before = snapshot()
+        with pytest.raises(AttemptError) as refused:
+            shown_at(1)
+        assert (refused.value.code, refused.value.status) == ("question_not_shown", 400)
+        assert refused.value.message == OTHER_QUESTION
+        assert snapshot() == before
+        recorded, created = shown_at(2)
+        assert created and recorded.attempt == attempt and recorded.is_correct is True
+
+    def test_a_choice_archived_since_the_cached_copy_refused(self, attempt, gc_quiz):
+        choice = wrong(gc_quiz, 1)
+        answer(attempt, right(gc_quiz, 2))  # the quiz's content is in the cache
+        Choice.objects.filter(pk=choice.pk).update(is_archived=True)  # no signal: the cached copy still has it
+        assert quiz_content(gc_quiz.pk).question(choice.question_id).choice(choice.pk) is not None
+        before = snapshot()
+        with pytest.raises(AttemptError) as refused:
+            answer(attempt, choice)
+        assert (refused.value.code, refused.value.status) == ("choice_not_in_question", 400)
         assert snapshot() == before
 
     def test_finished_attempt_refused(self, attempt, gc_quiz):

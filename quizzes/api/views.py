@@ -200,21 +200,24 @@ class AnswerCreateView(LanguageMixin, APIView):
     )
     @idempotent
     def post(self, request, pk):
-        attempt = _own_attempt(request.user, pk)
-        body = AnswerRequestSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        answer, created = attempt_answer_submit(
-            attempt=attempt,
-            question_id=body.validated_data["question"],
-            choice_id=body.validated_data["choice"],
-            language=translation.get_language(),
-        )
-        # The feedback (right choice, explanation) from the cached content: no further query.
-        question = quiz_content(attempt.quiz_id).question(answer.question_id)
-        if question is not None:
-            data = answer_feedback_data(answer, question)
-        else:  # archived since it was answered (a retry): the rows say what it was
-            data = AnswerFeedbackSerializer(answer).data
+        try:
+            body = AnswerRequestSerializer(data=request.data)
+            body.is_valid(raise_exception=True)
+        except Exception:
+            _own_attempt(request.user, pk)  # someone else's attempt is a 404, whatever the body
+            raise
+        try:
+            answer, created = attempt_answer_submit(
+                user=request.user,
+                attempt_id=pk,
+                question_id=body.validated_data["question"],
+                choice_id=body.validated_data["choice"],
+                language=translation.get_language(),
+            )
+        except Attempt.DoesNotExist:  # the service's lock checks the owner: no read before it
+            raise NotFound from None
+        # The feedback (right choice, explanation) from the content the answer was checked against.
+        data = answer_feedback_data(answer, answer.content_question)
         return Response(data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 

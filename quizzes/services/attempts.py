@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from quizzes import rows
-from quizzes.content_cache import QuizContent, quiz_content
+from quizzes.content_cache import quiz_content
 from quizzes.models import Answer, Attempt, Quiz
 
 QUIZ_UNAVAILABLE = _("This quiz is not available.")
@@ -22,6 +22,7 @@ NOT_ENROLLED = _("You are not enrolled in the course of this quiz.")
 NO_ATTEMPTS_LEFT = _("You have used all your attempts at this quiz.")
 ATTEMPT_FINISHED = _("This attempt is finished; its answers can no longer change.")
 QUESTION_NOT_IN_QUIZ = _("That question is not part of this quiz.")
+OTHER_QUESTION = _("This answer was sent for another question; please answer the question shown.")
 CHOICE_NOT_IN_QUESTION = _("That choice is not one of this question's choices.")
 START_RACED = _("Another request changed your attempts at this quiz at the same moment; please try again.")
 ALREADY_ANSWERED = _("You have already answered this question; the first answer is final.")
@@ -83,59 +84,61 @@ def attempt_start(*, user, quiz: Quiz) -> tuple[Attempt, bool]:
 
 
 def attempt_answer_submit(
-    *, attempt: Attempt, question_id: int, choice_id: int, language: str, content: QuizContent | None = None
+    *, user, attempt_id: int, question_id: int, choice_id: int, language: str, position: int | None = None
 ) -> tuple[Answer, bool]:
-    """Record the answer to one question; the first answer is final.
+    """Record the answer to one question of ``user``'s attempt; the first answer is final.
 
     Returns the answer and whether it is new: submitting the recorded choice
-    again (a double click, a retry) returns the recorded answer; another
-    choice is refused with ``already_answered``.
+    again (a double click, a retry) returns the recorded answer; another choice
+    is refused with ``already_answered``. The answer comes with its ``attempt``
+    and ``content_question``, the question as the content it was checked
+    against holds it (the right choice and explanation, for feedback). An
+    attempt that is not ``user``'s (or no attempt) raises Attempt.DoesNotExist.
+    ``position``, for a form shown on a question's page, refuses an answer to any
+    other question (``question_not_shown``): never record what the student did
+    not see.
 
-    Three statements when the answer is new: the attempt's row lock, the
-    choice's key and the INSERT. The question and choice are first checked
-    against the quiz's content in the shared cache (``quizzes.content_cache``),
-    but whether the choice is right is read from the database under the lock:
-    a regrade (``quizzes.services.regrade``) holds the quiz and every attempt
-    in progress until it commits, so an answer waiting on that lock must be
-    graded with the key committed since, not with a copy of the old one. A
-    second answer to a question is caught by the unique constraint. Pass
-    ``content`` when the caller has just read the quiz's content (it saves a
-    round trip to the cache).
+    Two statements when the answer is new: the attempt's row lock, which checks
+    its owner, and the INSERT, which reads the choice's key. The question and
+    choice are first checked against the quiz's content in the shared cache
+    (``quizzes.content_cache``), but whether the choice is right is read from the
+    database by the INSERT, a statement after the lock: a regrade
+    (``quizzes.services.regrade``) holds the quiz and every attempt in progress
+    until it commits, so an answer waiting on that lock must be graded with the
+    key committed since, not with a copy of the old one (on PostgreSQL each
+    statement reads what was committed when it started: the lock's own would be
+    too early). A second answer to a question is caught by the unique constraint.
     """
     try:
         with transaction.atomic():
-            # The three statements are fixed SQL (quizzes/rows.py): this is the busiest write.
-            locked = rows.attempt_lock(attempt.pk)
-            if locked is None:
+            # The two statements are fixed SQL (quizzes/rows.py): this is the busiest write.
+            attempt = rows.attempt_lock(attempt_id=attempt_id, user_id=user.pk)
+            if attempt is None:
                 raise Attempt.DoesNotExist
-            state, quiz_id = locked
-            if state != Attempt.State.IN_PROGRESS:
+            if attempt.state != Attempt.State.IN_PROGRESS:
                 raise AttemptError(ATTEMPT_FINISHED, code="attempt_finished", status=409)
-            if content is None or content.id != quiz_id:
-                content = quiz_content(quiz_id)
-            question = content.question(question_id)
+            question = quiz_content(attempt.quiz_id).question(question_id)
             if question is None:
                 raise AttemptError(QUESTION_NOT_IN_QUIZ, code="question_not_in_quiz", status=400)
+            if position is not None and question.position != position:
+                raise AttemptError(OTHER_QUESTION, code="question_not_shown", status=400)
             choice = question.choice(choice_id)
             if choice is None:
                 raise AttemptError(CHOICE_NOT_IN_QUESTION, code="choice_not_in_question", status=400)
-            is_correct = rows.choice_key(choice_id=choice.id, question_id=question.id)
-            if is_correct is None:  # archived or moved since the cached copy was read
-                raise AttemptError(CHOICE_NOT_IN_QUESTION, code="choice_not_in_question", status=400)
             # Last statement of the transaction: a unique violation rolls back nothing else.
             answer = rows.answer_insert(
-                attempt_id=attempt.pk,
-                question_id=question.id,
-                choice_id=choice.id,
-                is_correct=is_correct,
-                language=language,
+                attempt_id=attempt.pk, question_id=question.id, choice_id=choice.id, language=language
             )
+            if answer is None:  # archived or moved since the cached copy was read
+                raise AttemptError(CHOICE_NOT_IN_QUESTION, code="choice_not_in_question", status=400)
+        answer.attempt, answer.content_question = attempt, question
         return answer, True
     except IntegrityError:
         # Answered already (by this request's twin, or before).
         existing = Answer.objects.filter(attempt_id=attempt.pk, question_id=question.id).first()
         if existing is None:
             raise
+    existing.attempt, existing.content_question = attempt, question
     if existing.choice_id == choice.id:
         return existing, False
     raise AttemptError(ALREADY_ANSWERED, code="already_answered", status=409, answer=existing)

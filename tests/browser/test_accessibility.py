@@ -61,7 +61,9 @@ def assert_no_serious_violations(page) -> None:
 def answer(attempt: Attempt, position: int, *, right: bool, language: str) -> None:
     question = questions_of(attempt.quiz.slug)[position]
     choice = next(choice for choice in question.choices.all() if choice.is_correct == right)
-    attempt_answer_submit(attempt=attempt, question_id=question.pk, choice_id=choice.pk, language=language)
+    attempt_answer_submit(
+        user=attempt.user, attempt_id=attempt.pk, question_id=question.pk, choice_id=choice.pk, language=language
+    )
 
 
 def attempt_in_progress(student, language: str, *, answered: int) -> Attempt:

@@ -22,7 +22,9 @@ def stale_question(content, student):
     question.save()
     attempt, _created = attempt_start(user=student, quiz=question.quiz)
     right = question.choices.get(is_correct=True)
-    attempt_answer_submit(attempt=attempt, question_id=question.pk, choice_id=right.pk, language="ur")
+    attempt_answer_submit(
+        user=attempt.user, attempt_id=attempt.pk, question_id=question.pk, choice_id=right.pk, language="ur"
+    )
     attempt_finish(attempt=attempt)
     return question
 

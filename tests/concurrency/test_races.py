@@ -47,7 +47,7 @@ def test_fifty_different_choices_for_one_question_record_one_answer(student, gc_
 
     def submit(index):
         return attempt_answer_submit(
-            attempt=attempt, question_id=question.pk, choice_id=choices[index % 4].pk, language="en"
+            user=student, attempt_id=attempt.pk, question_id=question.pk, choice_id=choices[index % 4].pk, language="en"
         )
 
     outcomes = run_together(RACERS, submit)
@@ -92,7 +92,9 @@ def test_fifty_finishes_of_one_attempt_make_one_transition(student, gc_quiz):
     questions = questions_of(gc_quiz)
     for position, question in enumerate(questions[:5], start=1):
         choice = next(choice for choice in choices_of(question) if choice.is_correct == (position <= 3))
-        attempt_answer_submit(attempt=attempt, question_id=question.pk, choice_id=choice.pk, language="en")
+        attempt_answer_submit(
+            user=student, attempt_id=attempt.pk, question_id=question.pk, choice_id=choice.pk, language="en"
+        )
 
     def finish(index):
         with CaptureQueriesContext(connections["default"]) as queries:
@@ -127,7 +129,11 @@ def test_answers_racing_the_finish_are_either_graded_or_refused(student, gc_quiz
         question = questions[index % len(questions)]
         try:
             return attempt_answer_submit(
-                attempt=attempt, question_id=question.pk, choice_id=right[question.pk], language="en"
+                user=student,
+                attempt_id=attempt.pk,
+                question_id=question.pk,
+                choice_id=right[question.pk],
+                language="en",
             )
         except AttemptError as error:
             return question.pk, error
@@ -184,11 +190,19 @@ def test_twenty_students_answering_a_whole_quiz_at_once(content, gc_quiz):
         for question in questions:
             choice = pick(number, question)
             answer, answer_created = attempt_answer_submit(
-                attempt=attempt, question_id=question.pk, choice_id=choice.pk, language="en"
+                user=students[number],
+                attempt_id=attempt.pk,
+                question_id=question.pk,
+                choice_id=choice.pk,
+                language="en",
             )
             # A double click: the same choice again returns the recorded answer.
             again, again_created = attempt_answer_submit(
-                attempt=attempt, question_id=question.pk, choice_id=choice.pk, language="en"
+                user=students[number],
+                attempt_id=attempt.pk,
+                question_id=question.pk,
+                choice_id=choice.pk,
+                language="en",
             )
             assert answer_created and not again_created and again.pk == answer.pk
             acknowledged[question.pk] = answer.choice_id
