@@ -6,7 +6,7 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.authtoken.views import ObtainAuthToken
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import APIException, NotFound
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
@@ -203,7 +203,7 @@ class AnswerCreateView(LanguageMixin, APIView):
         try:
             body = AnswerRequestSerializer(data=request.data)
             body.is_valid(raise_exception=True)
-        except Exception:
+        except APIException:  # unreadable or invalid body
             _own_attempt(request.user, pk)  # someone else's attempt is a 404, whatever the body
             raise
         try:
