@@ -19,9 +19,17 @@ token (``quiz_content_invalidate``) at once and again when the transaction
 commits, so that a worker that read the old rows just before the commit cannot
 store them under the new version. Writes that bypass ``save()``
 (``QuerySet.update``, ``bulk_create``) must call ``quiz_content_invalidate``.
+
+A process asks the cache for a quiz's version at most once every
+``VERSION_RECHECK`` seconds, and serves the snapshot it holds in between: the
+round trip cost a tenth of a question page (issue 7). So an edit reaches the
+other processes within a second; the process that made it drops its own copy
+at once. What a student is graded on never comes from here: an answer reads
+the key from the database under the attempt's lock (quizzes/services/attempts.py).
 """
 
 import secrets
+import time
 
 from django.core.cache import cache
 from django.db import transaction
@@ -139,16 +147,19 @@ def quiz_content_load(quiz_id: int, *, quiz: Quiz | None = None) -> QuizContent:
     )
 
 
-# The snapshots this process has read, by quiz id, with their version: a current one is
-# served without fetching and unpickling it again (the version is still checked every time).
-_held: dict[int, tuple[str, QuizContent]] = {}
+# How long a process serves a snapshot before asking the cache for the quiz's version again.
+VERSION_RECHECK = 1.0
+
+# The snapshots this process has read, by quiz id, with their version and when that
+# version was last confirmed: a current one is served without fetching and unpickling it.
+_held: dict[int, tuple[str, QuizContent, float]] = {}
 _HELD_MAX = 1000
 
 
 def _hold(quiz_id: int, version: str, content: QuizContent) -> None:
     if len(_held) >= _HELD_MAX:
         _held.clear()
-    _held[quiz_id] = (version, content)
+    _held[quiz_id] = (version, content, time.monotonic())
 
 
 # Values made from a snapshot (its view in a language, its API form), by (name, quiz id,
@@ -175,7 +186,8 @@ def derived(content: QuizContent, name: str, language: str, build):
 
 
 def quiz_content(quiz_id: int, *, quiz: Quiz | None = None) -> QuizContent:
-    """The quiz's content: while current, one round trip to the cache (its version).
+    """The quiz's content: no round trip while this process holds a snapshot whose
+    version it confirmed less than ``VERSION_RECHECK`` seconds ago, else one (the version).
 
     The snapshot itself is fetched from the cache only when this process does
     not hold the current one, and read from the database (then cached) only
@@ -183,11 +195,14 @@ def quiz_content(quiz_id: int, *, quiz: Quiz | None = None) -> QuizContent:
     saves a query on a miss for a quiz without questions). Raises
     Quiz.DoesNotExist for an unknown quiz.
     """
+    held = _held.get(quiz_id)
+    if held is not None and time.monotonic() - held[2] < VERSION_RECHECK:
+        return held[1]
     version_key, content_key = _version_key(quiz_id), _content_key(quiz_id)
     version = cache.get(version_key)
     if version is not None:
-        held = _held.get(quiz_id)
         if held is not None and held[0] == version:
+            _hold(quiz_id, version, held[1])
             return held[1]
         cached = cache.get(content_key)
         if cached is not None and cached[0] == version:
@@ -204,10 +219,12 @@ def quiz_content(quiz_id: int, *, quiz: Quiz | None = None) -> QuizContent:
 
 
 def quiz_content_invalidate(quiz_id: int) -> None:
-    """Stop serving the cached content of a quiz (now, and when the transaction commits)."""
+    """Stop serving the cached content of a quiz (now, and when the transaction commits):
+    in this process at once, in the others within ``VERSION_RECHECK`` seconds."""
 
     def bump():
         cache.set(_version_key(quiz_id), secrets.token_hex(8), timeout=None)
+        _held.pop(quiz_id, None)
 
     bump()
     transaction.on_commit(bump)

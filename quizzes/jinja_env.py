@@ -19,11 +19,14 @@ here, written with ``ngettext`` so that xgettext finds it in this file.
 is in the catalogue.
 """
 
+from functools import lru_cache
+
+from django.conf import settings
 from django.contrib.messages import get_messages
 from django.template.backends.utils import csrf_input
 from django.template.defaultfilters import date as date_filter
-from django.templatetags.static import static
-from django.urls import reverse
+from django.templatetags.static import static as static_url
+from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils import translation
 from django.utils.functional import SimpleLazyObject
 from django.utils.timezone import template_localtime
@@ -32,9 +35,27 @@ from jinja2 import Environment
 
 from quizzes.templatetags.quiz_i18n import lang_attrs, language_links, tr
 
+# reverse() costs tens of microseconds and a page makes several; its result depends only
+# on these, so each URL is made once per process (a bounded memo, emptied when full).
+_urls: dict[tuple, str] = {}
+_URLS_MAX = 10_000
+
 
 def url(name: str, *args) -> str:
-    return reverse(name, args=args)
+    key = (settings.ROOT_URLCONF, get_urlconf(), get_script_prefix(), get_language(), name, args)
+    found = _urls.get(key)
+    if found is None:
+        found = reverse(name, args=args)
+        if len(_urls) >= _URLS_MAX:
+            _urls.clear()
+        _urls[key] = found
+    return found
+
+
+@lru_cache(maxsize=256)
+def static(path: str) -> str:
+    """The static file's URL: fixed for the process (the manifest is read once)."""
+    return static_url(path)
 
 
 def date(value, format_name: str) -> str:

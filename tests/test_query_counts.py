@@ -23,6 +23,7 @@ each count below is one query less.
 """
 
 import json
+import time
 
 import pytest
 from django.core.cache import cache
@@ -415,6 +416,20 @@ class TestCacheCorrectness:
         cache.set(content_cache._content_key(quiz.pk), (old_version, stale))
         assert content_cache.quiz_content(quiz.pk).questions[0].text_en == "New text?"
         assert cache.get(content_cache._version_key(quiz.pk)) != old_version
+
+    def test_another_process_edit_is_served_within_the_recheck_interval(self, content, monkeypatch):
+        """Each process asks for the version at most every VERSION_RECHECK seconds."""
+        from quizzes import content_cache
+
+        quiz = content[GC]
+        held = content_cache.quiz_content(quiz.pk)
+        # Another process's edit: its rows, and the version it replaced in the shared cache.
+        Question.objects.filter(quiz=quiz, position=1).update(text_en="Edited elsewhere?")
+        cache.set(content_cache._version_key(quiz.pk), "replaced-by-another-process", timeout=None)
+        assert content_cache.quiz_content(quiz.pk) is held
+        later = time.monotonic() + content_cache.VERSION_RECHECK
+        monkeypatch.setattr(content_cache.time, "monotonic", lambda: later)
+        assert content_cache.quiz_content(quiz.pk).questions[0].text_en == "Edited elsewhere?"
 
     def test_a_write_without_signals_is_served_until_the_public_invalidation(self, content):
         from quizzes.content_cache import quiz_content
