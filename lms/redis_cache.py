@@ -33,13 +33,15 @@ class ReusedClientRedisCache(RedisCache):
         super().__init__(server, params)
         self._class = ReusedClientRedisCacheClient
 
-    def incr_in_window(self, key: str, window: int) -> int:
+    def incr_in_window(self, key: str, window: int, *, start_key: str, start) -> int:
         """Count one event under ``key``, which is created (at 0, expiring in ``window``
-        seconds) by its first event; the count so far. One atomic MULTI/EXEC round trip."""
-        key = self.make_and_validate_key(key)
+        seconds) by its first event, with ``start_key`` set to ``start`` then; the count
+        so far. One atomic MULTI/EXEC round trip, the first event of a window included."""
+        key, start_key = self.make_and_validate_key(key), self.make_and_validate_key(start_key)
         client = self._cache.get_client(key, write=True)
         with client.pipeline(transaction=True) as pipe:
             pipe.set(key, 0, nx=True, ex=window)
             pipe.incr(key)
-            _created, count = pipe.execute()
+            pipe.set(start_key, self._cache._serializer.dumps(start), nx=True, ex=window)
+            _created, count, _started = pipe.execute()
         return count

@@ -107,10 +107,7 @@ class WindowCounter:
         count_key, start_key = self._keys(key)
         incr_in_window = getattr(self.cache, "incr_in_window", None)  # Redis (lms/redis_cache.py): one round trip
         if incr_in_window is not None:
-            count = incr_in_window(count_key, self.window)
-            if count == 1:
-                self.cache.set(start_key, time.time(), timeout=self.window)
-            return count
+            return incr_in_window(count_key, self.window, start_key=start_key, start=time.time())
         if self.cache.add(count_key, 1, timeout=self.window):
             self.cache.set(start_key, time.time(), timeout=self.window)
             return 1

@@ -460,13 +460,14 @@ def test_window_counter_on_redis_counts_atomically_in_one_round_trip():
     counter.cache = shared
     calls = []
     client = shared._cache.get_client(write=True)
-    original = client.pipeline
-    client.pipeline = lambda *args, **kwargs: calls.append(1) or original(*args, **kwargs)
+    original_pipeline, original_command = client.pipeline, client.execute_command
+    client.pipeline = lambda *args, **kwargs: calls.append("MULTI") or original_pipeline(*args, **kwargs)
+    client.execute_command = lambda *args, **kwargs: calls.append(args[0]) or original_command(*args, **kwargs)
     try:
         assert [counter.incr("k") for _ in range(3)] == [1, 2, 3]
     finally:
-        client.pipeline = original
-    assert len(calls) == 3
+        client.pipeline, client.execute_command = original_pipeline, original_command
+    assert calls == ["MULTI"] * 3  # the window's start is set in the first one, no round trip of its own
     assert counter.count("k") == 3
     assert 58 <= counter.retry_after("k") <= 60
     assert 0 < client.ttl(shared.make_key("test:k:n")) <= 60
