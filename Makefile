@@ -66,8 +66,9 @@ bench-stats: install
 
 # Rebuild the catalogues after changing user-visible strings (needs GNU gettext).
 messages: install
-	$(PY) manage.py makemessages --locale ur --locale sn --locale id --no-obsolete --no-location
-	$(PY) manage.py compilemessages --ignore .venv
+	$(DEV_ENV) $(PY) manage.py makemessages --locale ur --locale sn --locale id --no-obsolete --no-location \
+	  --ignore tests --ignore scripts --ignore benchmarks --ignore artifacts
+	$(DEV_ENV) $(PY) manage.py compilemessages --ignore .venv
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache

@@ -10,8 +10,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import urlencode
-from django.utils.translation import get_language
-from django.utils.translation import gettext as gettext_now
+from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET
 
@@ -123,21 +122,21 @@ def gradebook_export(request, course_slug):
     quizzes = gradebook_quizzes(course=course, filters=filters)
     language = get_language()
     # Translated now, in the request's language: the rows are written later, as they stream.
-    header = [gettext_now("username"), gettext_now("full name"), gettext_now("email")]
+    header = [gettext("username"), gettext("full name"), gettext("email")]
     if filters.include_former:
-        header.append(gettext_now("enrolment"))
+        header.append(gettext("enrolment"))
     for quiz in quizzes:
         title = localized(quiz, "title", language).text
         header += [
-            gettext_now("%(quiz)s: best %%") % {"quiz": title},
-            gettext_now("%(quiz)s: attempts") % {"quiz": title},
-            gettext_now("%(quiz)s: passed") % {"quiz": title},
+            gettext("%(quiz)s: best %%") % {"quiz": title},
+            gettext("%(quiz)s: attempts") % {"quiz": title},
+            gettext("%(quiz)s: passed") % {"quiz": title},
         ]
     words = {
-        "yes": gettext_now("yes"),
-        "no": gettext_now("no"),
-        "enrolled": gettext_now("enrolled"),
-        "former": gettext_now("former student"),
+        "yes": gettext("yes"),
+        "no": gettext("no"),
+        "enrolled": gettext("enrolled"),
+        "former": gettext("former student"),
     }
     rows = gradebook_rows_iter(course=course, filters=filters, quizzes=quizzes, chunk_size=EXPORT_CHUNK)
     response = StreamingHttpResponse(_csv_lines(header, rows, words, filters), content_type="text/csv; charset=utf-8")
