@@ -26,14 +26,14 @@ from django.contrib.messages import get_messages
 from django.template.backends.utils import csrf_input
 from django.template.defaultfilters import date as date_filter
 from django.templatetags.static import static as static_url
-from django.urls import get_script_prefix, get_urlconf, reverse
+from django.urls import get_script_prefix, get_urlconf, reverse, translate_url
 from django.utils import translation
 from django.utils.functional import SimpleLazyObject
 from django.utils.timezone import template_localtime
-from django.utils.translation import get_language, get_language_bidi, ngettext
+from django.utils.translation import get_language, get_language_bidi, get_language_info, ngettext
 from jinja2 import Environment
 
-from quizzes.templatetags.quiz_i18n import lang_attrs, language_links, tr
+from quizzes.templatetags.quiz_i18n import lang_attrs, tr
 
 # reverse() costs tens of microseconds and a page makes several; its result depends only
 # on these, so each URL is made once per process (a bounded memo, emptied when full).
@@ -56,6 +56,25 @@ def url(name: str, *args) -> str:
 def static(path: str) -> str:
     """The static file's URL: fixed for the process (the manifest is read once)."""
     return static_url(path)
+
+
+def language_links(request) -> list[dict]:
+    """The current page in every language: code, local name, url, whether current, bidi."""
+    current = get_language()
+    full_path = request.get_full_path()
+    # URL patterns are not translated: on a page that resolved, another language's
+    # URL is this one with the other prefix (what translate_url finds, without
+    # resolving and reversing the path four times on every page).
+    prefix = f"/{current}/"
+    swap = getattr(request, "resolver_match", None) is not None and full_path.startswith(prefix)
+    links = []
+    for code, _name in settings.LANGUAGES:
+        info = get_language_info(code)
+        url = f"/{code}/{full_path[len(prefix) :]}" if swap else translate_url(full_path, code)
+        links.append(
+            {"code": code, "name": info["name_local"], "url": url, "current": code == current, "bidi": info["bidi"]}
+        )
+    return links
 
 
 def date(value, format_name: str) -> str:
@@ -89,7 +108,7 @@ def environment(**options) -> Environment:
         get_language=get_language,
         get_language_bidi=get_language_bidi,
         get_messages=get_messages,
-        language_links=lambda request: language_links({"request": request}),
+        language_links=language_links,
         quizzes_passed=quizzes_passed,
     )
     env.filters.update(tr=tr, lang_attrs=lang_attrs, date=date)

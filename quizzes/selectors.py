@@ -84,7 +84,8 @@ def student_courses(*, user) -> list[Course]:
 
 
 def student_dashboard(*, user) -> tuple[list[Course], list[Course]]:
-    """``student_courses`` and ``joinable_courses`` from one fixed statement."""
+    """``student_courses``, and the courses open to self-enrolment that ``user`` has not
+    joined (by slug), from one fixed statement."""
     courses, joinable, quiz_rows = rows.courses_of_student(user.pk)
     return _with_progress(courses, quiz_rows), joinable
 
@@ -122,11 +123,6 @@ def _count_attempt(quiz: Quiz, attempt_id, state, score, max_score, pass_mark) -
 def course_quizzes_passed(course: Course) -> int:
     """Quizzes of a course from ``student_courses`` that the student has passed."""
     return sum(bool(quiz.passed) for quiz in course.progress_quizzes)
-
-
-def joinable_courses(*, user) -> list[Course]:
-    """Courses open to self-enrolment that ``user`` has not joined, by slug."""
-    return student_dashboard(user=user)[1]
 
 
 def is_enrolled(*, user, course_id: int) -> bool:

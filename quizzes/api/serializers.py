@@ -223,7 +223,7 @@ def _questions_data(content, language: str) -> list[dict]:
     return questions
 
 
-_ANSWERED_AT = serializers.DateTimeField()  # DRF's datetime format, for the dicts built here
+_DATETIME = serializers.DateTimeField()  # DRF's datetime format, for the dicts built here
 
 
 def answer_feedback_data(answer: Answer, question) -> dict:
@@ -240,7 +240,7 @@ def answer_feedback_data(answer: Answer, question) -> dict:
         "explanation": explanation.text,
         "explanation_language": explanation.language,
         "language": answer.language,
-        "answered_at": _ANSWERED_AT.to_representation(answer.answered_at),
+        "answered_at": _DATETIME.to_representation(answer.answered_at),
     }
 
 
@@ -278,7 +278,7 @@ def new_attempt_data(attempt: Attempt) -> dict:
         "quiz": attempt.quiz.slug,
         "number": attempt.number,
         "state": attempt.state,
-        "started_at": _ANSWERED_AT.to_representation(attempt.started_at),
+        "started_at": _DATETIME.to_representation(attempt.started_at),
         "finished_at": None,
         "score": None,
         "max_score": attempt.max_score,
