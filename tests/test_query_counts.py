@@ -9,7 +9,10 @@ request that reads or writes (``CaptureQueriesContext``: SELECT, INSERT,
 UPDATE, DELETE, and SAVEPOINT / RELEASE SAVEPOINT too), from the session and
 user lookups to the last one. Transaction control (BEGIN, COMMIT, ROLLBACK:
 Django logs them on SQLite, only COMMIT on PostgreSQL) is counted apart: an
-answer must be exactly one transaction (one COMMIT) and use no savepoint. The
+answer must be exactly one transaction (one COMMIT) and use no savepoint. On
+PostgreSQL an answer's transaction is one message, ``BEGIN; lock; INSERT;
+COMMIT`` (``quizzes.rows.answer_write``): one statement here, as it is one
+round trip. The
 writes are measured with a transactional test database
 (``django_db(transaction=True)``) so that ``transaction.atomic`` is a real
 transaction as in production, not a savepoint inside the test's own.
@@ -42,10 +45,12 @@ from tests.factories import AttemptFactory, CourseFactory, QuizFactory, UserFact
 GC = "gradient-checkpointing"
 QUESTION_BUDGET = 6  # a question page
 # An answer, exactly: a regression must show. The attempt's lock checks its owner, and the
-# INSERT reads the choice's key (quizzes.services.attempts.attempt_answer_submit).
-WEB_ANSWER = 4  # session, user, the attempt's lock, the graded INSERT
-API_ANSWER = 3  # token's user, the attempt's lock, the graded INSERT
-API_ANSWER_RETRY = 4  # ... the INSERT refused by the unique constraint, then the recorded answer
+# INSERT reads the choice's key (quizzes.rows.answer_write). On PostgreSQL both travel in one
+# message with their BEGIN and COMMIT: one round trip.
+ANSWER_WRITE = 1 if connection.vendor == "postgresql" else 2
+WEB_ANSWER = 2 + ANSWER_WRITE  # session, user, the attempt's lock and the graded INSERT
+API_ANSWER = 1 + ANSWER_WRITE  # token's user, the attempt's lock and the graded INSERT
+API_ANSWER_RETRY = API_ANSWER + 1  # ... the INSERT refused by the unique constraint, then the recorded answer
 DASHBOARD_BUDGET = 8  # the dashboard and the API's progress
 OTHER_BUDGET = 8  # quiz page, result, resume
 COLD_CONTENT = 2  # questions and choices, when the cache has no current copy
@@ -55,9 +60,16 @@ TRANSACTION_CONTROL = ("BEGIN", "COMMIT", "ROLLBACK")
 
 
 def statements(queries) -> tuple[int, int]:
-    """(statements that read or write, COMMITs) of a CaptureQueriesContext."""
+    """(statements that read or write, COMMITs) of a CaptureQueriesContext. A transaction sent
+    in one message (``BEGIN; ...; COMMIT``) counts as one statement, and its COMMIT as one unless
+    a statement failed and it was rolled back (the ROLLBACK that follows it)."""
     sql = [query["sql"].strip().upper() for query in queries.captured_queries]
-    return sum(not text.startswith(TRANSACTION_CONTROL) for text in sql), sum(text == "COMMIT" for text in sql)
+    after = [*sql[1:], None]
+    commits = sum(
+        text == "COMMIT" or (text.endswith("; COMMIT") and following != "ROLLBACK")
+        for text, following in zip(sql, after, strict=True)
+    )
+    return sum(text not in TRANSACTION_CONTROL for text in sql), commits
 
 
 def count_queries(client, method: str, path: str, data=None, *, status: int, commits: int = 0, **extra) -> int:

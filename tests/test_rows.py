@@ -7,7 +7,7 @@ text and booleans as integers).
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import IntegrityError, connection
 from rest_framework.authtoken.models import Token
 
 from quizzes import rows
@@ -90,45 +90,103 @@ def test_inserted_rows_are_what_the_database_holds(student, quiz, answered):
     assert (third.number, third.state, third.max_score) == (3, Attempt.State.IN_PROGRESS, 8)
 
 
-def test_attempt_lock_is_the_owners_orm_row(student, other_student, answered):
-    for attempt in answered:
-        with transaction.atomic():
-            assert fields(rows.attempt_lock(attempt_id=attempt.pk, user_id=student.pk)) == fields(
-                Attempt.objects.get(pk=attempt.pk)
-            )
-            assert rows.attempt_lock(attempt_id=attempt.pk, user_id=other_student.pk) is None
-    assert rows.attempt_lock(attempt_id=10**9, user_id=student.pk) is None
+# The answer's transaction is sent in one message on PostgreSQL outside a transaction (as in a
+# request), and as two statements in transaction.atomic() inside one (as in a test's own): both ways.
+BOTH_WAYS = pytest.mark.parametrize(
+    "in_one_message",
+    [
+        pytest.param(False, marks=pytest.mark.django_db, id="statements"),
+        pytest.param(True, marks=pytest.mark.django_db(transaction=True), id="one-message"),
+    ],
+)
 
 
-def test_answer_insert_grades_with_the_key_and_returns_the_orm_row(student, quiz):
+def write(attempt, question, choice, *, user, language="en", position=None):
+    return rows.answer_write(
+        attempt_id=attempt.pk,
+        user_id=user.pk,
+        question_id=question.pk,
+        choice_id=choice.pk,
+        language=language,
+        position=position,
+    )
+
+
+def check_way(in_one_message: bool) -> None:
+    assert rows._in_one_message() is (in_one_message and connection.vendor == "postgresql")
+
+
+@BOTH_WAYS
+def test_answer_write_locks_only_the_owners_attempt(in_one_message, student, other_student, answered):
+    check_way(in_one_message)
+    finished, in_progress = answered
+    question = Question.objects.get(quiz=in_progress.quiz, position=3)
+    choice = question.choices.first()
+    assert write(in_progress, question, choice, user=other_student) == (None, None)
+    assert write(finished, question, choice, user=other_student) == (None, None)
+    unknown = Attempt(pk=10**9)
+    assert write(unknown, question, choice, user=student) == (None, None)
+    assert not Answer.objects.filter(question=question).exists()
+    attempt, answer = write(finished, question, choice, user=student)  # the owner's, but finished
+    assert fields(attempt) == fields(Attempt.objects.get(pk=finished.pk)) and answer is None
+    attempt, answer = write(in_progress, question, choice, user=student)
+    assert fields(attempt) == fields(Attempt.objects.get(pk=in_progress.pk))
+    assert fields(answer) == fields(Answer.objects.get(attempt=in_progress, question=question))
+
+
+@BOTH_WAYS
+def test_answer_write_grades_with_the_key_and_returns_the_orm_row(in_one_message, student, quiz):
+    check_way(in_one_message)
     attempt, _ = attempt_start(user=student, quiz=quiz)
     for position, is_correct, language in ((1, True, "ur"), (2, False, "id")):
         question = quiz.questions.get(position=position)
         choice = question.choices.filter(is_correct=is_correct).order_by("position").first()
-        answer = rows.answer_insert(
-            attempt_id=attempt.pk, question_id=question.pk, choice_id=choice.pk, language=language
-        )
+        at = position if is_correct else None
+        _locked, answer = write(attempt, question, choice, user=student, language=language, position=at)
         assert fields(answer) == fields(Answer.objects.get(pk=answer.pk))
         assert (answer.attempt_id, answer.question_id, answer.choice_id) == (attempt.pk, question.pk, choice.pk)
         assert (answer.is_correct, answer.language) == (is_correct, language)
         assert answer.answered_at is not None
 
 
-def test_answer_insert_inserts_nothing_for_a_choice_not_open_in_that_question(student, quiz):
+@BOTH_WAYS
+def test_answer_write_inserts_nothing_for_a_choice_not_open_in_that_question(in_one_message, student, quiz, content):
+    check_way(in_one_message)
     attempt, _ = attempt_start(user=student, quiz=quiz)
     first, second, third = (quiz.questions.get(position=position) for position in (1, 2, 3))
+    other_quiz = next(other for slug, other in content.items() if slug != GC)
+    foreign = other_quiz.questions.order_by("position").first()
 
-    def insert(question, choice):
-        return rows.answer_insert(attempt_id=attempt.pk, question_id=question.pk, choice_id=choice.pk, language="en")
+    def insert(question, choice, position=None):
+        return write(attempt, question, choice, user=student, position=position)[1]
 
     assert insert(first, second.choices.first()) is None  # another question's choice
+    assert insert(foreign, foreign.choices.first()) is None  # another quiz's question
+    assert insert(first, first.choices.first(), position=2) is None  # not the question at that position
     archived = first.choices.order_by("position").last()
     Choice.objects.filter(pk=archived.pk).update(is_archived=True)
     assert insert(first, archived) is None
     Question.objects.filter(pk=third.pk).update(is_archived=True)
     assert insert(third, third.choices.first()) is None
     assert not Answer.objects.filter(attempt=attempt).exists()
-    assert insert(second, second.choices.first()) is not None
+    assert insert(second, second.choices.first(), position=2) is not None
+
+
+@BOTH_WAYS
+def test_a_second_answer_raises_and_leaves_no_transaction_open(in_one_message, student, quiz):
+    check_way(in_one_message)
+    attempt, _ = attempt_start(user=student, quiz=quiz)
+    question = quiz.questions.get(position=1)
+    first, other = question.choices.order_by("position")[:2]
+    write(attempt, question, first, user=student)
+    with pytest.raises(IntegrityError):
+        write(attempt, question, other, user=student)
+    if in_one_message and connection.vendor == "postgresql":
+        from psycopg.pq import TransactionStatus
+
+        # The failed INSERT skipped the message's COMMIT: it was rolled back at once.
+        assert connection.connection.info.transaction_status == TransactionStatus.IDLE
+    assert list(Answer.objects.filter(attempt=attempt).values_list("choice_id", flat=True)) == [first.pk]
 
 
 def test_published_quiz_and_courses_are_the_orm_rows(student, quiz):

@@ -216,8 +216,10 @@ class AnswerCreateView(LanguageMixin, APIView):
             )
         except Attempt.DoesNotExist:  # the service's lock checks the owner: no read before it
             raise NotFound from None
-        # The feedback (right choice, explanation) from the content the answer was checked against.
-        data = answer_feedback_data(answer, answer.content_question)
+        # The feedback (right choice, explanation) from the quiz's content; from the rows for a
+        # question archived in the instant since (no longer in the content).
+        question = answer.content_question
+        data = AnswerFeedbackSerializer(answer).data if question is None else answer_feedback_data(answer, question)
         return Response(data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 

@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from quizzes import rows
-from quizzes.content_cache import quiz_content
+from quizzes.content_cache import ContentQuestion, quiz_content, quiz_content_load
 from quizzes.models import Answer, Attempt, Quiz
 
 QUIZ_UNAVAILABLE = _("This quiz is not available.")
@@ -91,57 +91,78 @@ def attempt_answer_submit(
     Returns the answer and whether it is new: submitting the recorded choice
     again (a double click, a retry) returns the recorded answer; another choice
     is refused with ``already_answered``. The answer comes with its ``attempt``
-    and ``content_question``, the question as the content it was checked
-    against holds it (the right choice and explanation, for feedback). An
-    attempt that is not ``user``'s (or no attempt) raises Attempt.DoesNotExist.
-    ``position``, for a form shown on a question's page, refuses an answer to any
-    other question (``question_not_shown``): never record what the student did
-    not see.
+    and ``content_question``, the question as the quiz's content holds it (the
+    right choice and explanation, for feedback; None only if the question was
+    archived in the instant since). An attempt that is not ``user``'s (or no
+    attempt) raises Attempt.DoesNotExist. ``position``, for a form shown on a
+    question's page, refuses an answer to any other question
+    (``question_not_shown``): never record what the student did not see.
 
-    Two statements when the answer is new: the attempt's row lock, which checks
-    its owner, and the INSERT, which reads the choice's key. The question and
-    choice are first checked against the quiz's content in the shared cache
-    (``quizzes.content_cache``), but whether the choice is right is read from the
-    database by the INSERT, a statement after the lock: a regrade
-    (``quizzes.services.regrade``) holds the quiz and every attempt in progress
-    until it commits, so an answer waiting on that lock must be graded with the
-    key committed since, not with a copy of the old one (on PostgreSQL each
-    statement reads what was committed when it started: the lock's own would be
-    too early). A second answer to a question is caught by the unique constraint.
+    The database decides, in one transaction (``rows.answer_write``): the
+    attempt's row lock, which checks its owner, then the INSERT, which checks
+    the attempt is in progress and the choice an open choice of an open
+    question of its quiz, and reads the choice's key. That is a statement after
+    the lock: a regrade (``quizzes.services.regrade``) holds the quiz and every
+    attempt in progress until it commits, so an answer waiting on that lock is
+    graded with the key committed since, not with a copy of the old one. A
+    refusal is explained afterwards from the quiz's content in the shared cache
+    (``quizzes.content_cache``); a second answer to a question is caught by the
+    unique constraint.
     """
     try:
-        with transaction.atomic():
-            # The two statements are fixed SQL (quizzes/rows.py): this is the busiest write.
-            attempt = rows.attempt_lock(attempt_id=attempt_id, user_id=user.pk)
-            if attempt is None:
-                raise Attempt.DoesNotExist
-            if attempt.state != Attempt.State.IN_PROGRESS:
-                raise AttemptError(ATTEMPT_FINISHED, code="attempt_finished", status=409)
-            question = quiz_content(attempt.quiz_id).question(question_id)
-            if question is None:
-                raise AttemptError(QUESTION_NOT_IN_QUIZ, code="question_not_in_quiz", status=400)
-            if position is not None and question.position != position:
-                raise AttemptError(OTHER_QUESTION, code="question_not_shown", status=400)
-            choice = question.choice(choice_id)
-            if choice is None:
-                raise AttemptError(CHOICE_NOT_IN_QUESTION, code="choice_not_in_question", status=400)
-            # Last statement of the transaction: a unique violation rolls back nothing else.
-            answer = rows.answer_insert(
-                attempt_id=attempt.pk, question_id=question.id, choice_id=choice.id, language=language
-            )
-            if answer is None:  # archived or moved since the cached copy was read
-                raise AttemptError(CHOICE_NOT_IN_QUESTION, code="choice_not_in_question", status=400)
-        answer.attempt, answer.content_question = attempt, question
-        return answer, True
+        attempt, answer = rows.answer_write(
+            attempt_id=attempt_id,
+            user_id=user.pk,
+            question_id=question_id,
+            choice_id=choice_id,
+            language=language,
+            position=position,
+        )
     except IntegrityError:
-        # Answered already (by this request's twin, or before).
-        existing = Answer.objects.filter(attempt_id=attempt.pk, question_id=question.id).first()
+        # Answered already (by this request's twin, or before); nothing was written.
+        recorded = Answer.objects.select_related("attempt").filter(
+            attempt_id=attempt_id, attempt__user_id=user.pk, question_id=question_id
+        )
+        existing = recorded.first()
         if existing is None:
             raise
-    existing.attempt, existing.content_question = attempt, question
-    if existing.choice_id == choice.id:
-        return existing, False
-    raise AttemptError(ALREADY_ANSWERED, code="already_answered", status=409, answer=existing)
+        existing.content_question = quiz_content(existing.attempt.quiz_id).question(question_id)
+        if existing.choice_id == choice_id:
+            return existing, False
+        raise AttemptError(ALREADY_ANSWERED, code="already_answered", status=409, answer=existing) from None
+    if attempt is None:
+        raise Attempt.DoesNotExist
+    if answer is None:
+        raise _answer_refusal(attempt, question_id=question_id, choice_id=choice_id, position=position)
+    answer.attempt = attempt
+    answer.content_question = _answered_question(attempt.quiz_id, question_id=question_id, choice_id=choice_id)
+    return answer, True
+
+
+def _answer_refusal(attempt: Attempt, *, question_id: int, choice_id: int, position: int | None) -> AttemptError:
+    """Why the database recorded nothing, checked in this order."""
+    if attempt.state != Attempt.State.IN_PROGRESS:
+        return AttemptError(ATTEMPT_FINISHED, code="attempt_finished", status=409)
+    question = quiz_content(attempt.quiz_id).question(question_id)
+    if question is None:
+        return AttemptError(QUESTION_NOT_IN_QUIZ, code="question_not_in_quiz", status=400)
+    if position is not None and question.position != position:
+        return AttemptError(OTHER_QUESTION, code="question_not_shown", status=400)
+    # Not one of its choices, or archived or moved since this process's copy of the content.
+    return AttemptError(CHOICE_NOT_IN_QUESTION, code="choice_not_in_question", status=400)
+
+
+def _answered_question(quiz_id: int, *, question_id: int, choice_id: int) -> ContentQuestion | None:
+    """The question of an answer the database has just accepted, as the content holds it.
+
+    This process's copy of the content may be older than the database (by up to
+    ``content_cache.VERSION_RECHECK`` seconds after an edit in another process):
+    when it lacks the question or the choice, the content is read afresh.
+    """
+    question = quiz_content(quiz_id).question(question_id)
+    if question is None or question.choice(choice_id) is None:
+        question = quiz_content_load(quiz_id).question(question_id)
+    return question
 
 
 def attempt_finish(*, attempt: Attempt) -> Attempt:
