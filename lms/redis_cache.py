@@ -9,7 +9,9 @@ safe to share between threads, so one per pool is kept.
 
 ``incr_in_window`` counts an event in a window in one round trip (the API's
 rate throttles count every request), where Django's ``add`` then ``incr``
-takes three (``incr`` checks that the key exists first).
+takes three (``incr`` checks that the key exists first). It is one command,
+a Lua script (atomic in Redis, as MULTI/EXEC is, but one request and one
+reply for redis-py to build and parse instead of five).
 """
 
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
@@ -33,15 +35,27 @@ class ReusedClientRedisCache(RedisCache):
         super().__init__(server, params)
         self._class = ReusedClientRedisCacheClient
 
+    _window_script = None
+
     def incr_in_window(self, key: str, window: int, *, start_key: str, start) -> int:
-        """Count one event under ``key``, which is created (at 0, expiring in ``window``
-        seconds) by its first event, with ``start_key`` set to ``start`` then; the count
-        so far. One atomic MULTI/EXEC round trip, the first event of a window included."""
+        """Count one event under ``key``, which is created (expiring in ``window`` seconds)
+        by its first event, with ``start_key`` set to ``start`` then; the count so far.
+        One command (``_WINDOW_COUNT``), the first event of a window included."""
         key, start_key = self.make_and_validate_key(key), self.make_and_validate_key(start_key)
         client = self._cache.get_client(key, write=True)
-        with client.pipeline(transaction=True) as pipe:
-            pipe.set(key, 0, nx=True, ex=window)
-            pipe.incr(key)
-            pipe.set(start_key, self._cache._serializer.dumps(start), nx=True, ex=window)
-            _created, count, _started = pipe.execute()
-        return count
+        if self._window_script is None:
+            self._window_script = client.register_script(_WINDOW_COUNT)
+        # EVALSHA; the script is sent once more only if Redis lost it (a restart, SCRIPT FLUSH).
+        start = self._cache._serializer.dumps(start)
+        return int(self._window_script(keys=[key, start_key], args=[window, start], client=client))
+
+
+# Runs atomically in Redis: no other command comes between its INCR and the expiry it sets.
+_WINDOW_COUNT = """
+local count = redis.call("INCR", KEYS[1])
+if count == 1 then
+    redis.call("EXPIRE", KEYS[1], ARGV[1])
+    redis.call("SET", KEYS[2], ARGV[2], "EX", ARGV[1])
+end
+return count
+"""
