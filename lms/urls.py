@@ -12,12 +12,13 @@ urlpatterns = [
 
 # Every page carries its language in the URL: /en/, /ur/, /sn/, /id/.
 urlpatterns += i18n_patterns(
-    # Staff reports and tools first: admin.site.urls would claim every admin/ path.
+    # The student pages first: the most requested, matched without trying the others.
+    path("", include("quizzes.urls")),
+    # Staff reports and tools before the admin: admin.site.urls would claim every admin/ path.
     path("admin/reports/", include("quizzes.staff.urls")),
     path("admin/", admin.site.urls),
     path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("", include("quizzes.urls")),
     prefix_default_language=True,
 )
 

@@ -6,10 +6,9 @@ refusal is a page in the student's language with a 4xx status.
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404
+from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
-from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
@@ -162,8 +161,8 @@ def _answer_submit(request, pk: int, position: int):
         except AttemptError as error:
             refused = error
         else:
-            url = reverse("quizzes:attempt_question", kwargs={"pk": pk, "position": position})
-            return redirect(f"{url}#feedback")
+            # Back to the page the form was posted from (this URL), now with the feedback.
+            return HttpResponseRedirect(f"{request.path}#feedback")
     return _answer_refusal(request, _own_attempt_or_404(request, pk), position, refused)
 
 
