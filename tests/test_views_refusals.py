@@ -10,9 +10,10 @@ from quizzes.services.attempts import (
     ALREADY_ANSWERED,
     ATTEMPT_FINISHED,
     CHOICE_NOT_IN_QUESTION,
+    OTHER_QUESTION,
     QUESTION_NOT_IN_QUIZ,
 )
-from quizzes.views import CHOOSE_AN_ANSWER, MALFORMED_ANSWER, OTHER_QUESTION
+from quizzes.views import CHOOSE_AN_ANSWER, MALFORMED_ANSWER
 from tests.factories import AttemptFactory
 
 LANGUAGES = ["en", "ur", "sn", "id"]
