@@ -129,6 +129,10 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+# PostgreSQL: the statements of the student paths (quizzes/rows.py) are prepared once per
+# connection (PREPARE / EXECUTE). Turn off behind a pooler in transaction mode (PgBouncer's
+# pool_mode = transaction), where a connection's prepared statements do not follow it.
+QUIZZES_PREPARED_STATEMENTS = env_flag("DJANGO_DB_PREPARED_STATEMENTS", True)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -10,12 +10,18 @@ the models' table and column names, and rows become model instances through
 ``Model.from_db`` with the same converters the ORM applies, so callers get
 exactly what the equivalent queryset returns.
 
+On PostgreSQL each statement is also prepared once per connection (``_send``):
+planning the answer's INSERT ... SELECT cost PostgreSQL as much as running it.
+
 Only these hot paths live here; everything else uses the ORM.
 """
 
+import hashlib
+import weakref
 from datetime import datetime
 from functools import cache
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.db.models.expressions import Col
@@ -89,9 +95,100 @@ def _build(model, names: tuple[str, ...], values):
 
 
 def _fetchall(sql: str, params) -> list[tuple]:
+    return _send([(sql, params)])[0]
+
+
+# Sending statements ----------------------------------------------------------------------------
+
+# Per PostgreSQL connection (psycopg's), the statements prepared on it; None when that is not
+# known (after an error), and the next message starts with DEALLOCATE ALL.
+_prepared_on: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _prepares() -> bool:
+    """Whether statements are prepared: PostgreSQL with client-side binding (Django's default;
+    with server-side binding psycopg prepares by itself), unless turned off in the settings
+    (``QUIZZES_PREPARED_STATEMENTS``: off behind a pooler in transaction mode)."""
+    return (
+        connection.vendor == "postgresql"
+        and settings.QUIZZES_PREPARED_STATEMENTS
+        and not connection.settings_dict["OPTIONS"].get("server_side_binding")
+    )
+
+
+@cache
+def _prepared_form(sql: str) -> tuple[str, str, str]:
+    """``sql`` as a prepared statement: its name, its PREPARE (parameters numbered $1, $2...),
+    and the EXECUTE that runs it with the same %s parameters."""
+    name = "quizzes_" + hashlib.sha1(sql.encode()).hexdigest()[:16]
+    parts = sql.split("%s")
+    numbered = parts[0] + "".join(f"${index}{part}" for index, part in enumerate(parts[1:], 1))
+    arguments = f"({', '.join(['%s'] * (len(parts) - 1))})" if len(parts) > 1 else ""
+    return name, f"PREPARE {name} AS {numbered}", f"EXECUTE {name}{arguments}"
+
+
+def _send(statements: list[tuple[str, list]], *, in_transaction: bool = False) -> list[list[tuple]]:
+    """Send ``statements`` to the database in one message and return each one's rows;
+    ``in_transaction``: as one transaction, ``BEGIN; ...; COMMIT`` (PostgreSQL only, outside
+    any transaction: ``_one_message_transaction``).
+
+    On PostgreSQL each statement travels as the EXECUTE of a statement prepared on this
+    connection, its PREPARE sent in the same message the first time: PostgreSQL then parses
+    and plans it once per connection instead of once per request (pgbench: the answer's
+    transaction at twice the rate). Prepared statements outlive a rolled-back transaction;
+    after any error this connection's are dropped (DEALLOCATE ALL) and prepared again, so
+    that what is known of them is never wrong.
+    """
+    texts, params, leading = [], [], 0
+    if in_transaction:
+        texts.append("BEGIN")
+        leading += 1
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchall()
+        prepared = new = None
+        if _prepares():
+            raw = connection.connection
+            prepared = _prepared_on.get(raw)
+            if prepared is None:
+                if raw in _prepared_on:
+                    texts.append("DEALLOCATE ALL")
+                    leading += 1
+                prepared = _prepared_on[raw] = set()
+            new = set()
+            for sql, _params in statements:
+                name, prepare, _execute = _prepared_form(sql)
+                if name not in prepared and name not in new:
+                    texts.append(prepare)
+                    new.add(name)
+                    leading += 1
+        for sql, statement_params in statements:
+            texts.append(_prepared_form(sql)[2] if prepared is not None else sql)
+            params += statement_params
+        if in_transaction:
+            texts.append("COMMIT")
+        try:
+            cursor.execute("; ".join(texts), params)
+        except Exception:
+            if prepared is not None:
+                _prepared_on[raw] = None
+            if in_transaction and _in_transaction_block():
+                cursor.execute("ROLLBACK")
+            raise
+        if prepared is not None:
+            prepared |= new
+        for _leading in range(leading):
+            cursor.nextset()
+        found = []
+        for index in range(len(statements)):
+            if index:
+                cursor.nextset()
+            found.append(cursor.fetchall())
+    return found
+
+
+def _in_transaction_block() -> bool:
+    from psycopg.pq import TransactionStatus
+
+    return connection.connection.info.transaction_status in (TransactionStatus.INTRANS, TransactionStatus.INERROR)
 
 
 # Users -----------------------------------------------------------------------------------------
@@ -239,22 +336,7 @@ def _one_message_transaction(statements: list[tuple[str, list]]) -> list[list[tu
     COMMIT included: the transaction is rolled back here before the error is raised, so the
     connection is always left outside a transaction, as Django expects in autocommit mode.
     """
-    from psycopg.pq import TransactionStatus
-
-    sql = "; ".join(["BEGIN", *(text for text, _params in statements), "COMMIT"])
-    params = [param for _text, statement_params in statements for param in statement_params]
-    with connection.cursor() as cursor:
-        try:
-            cursor.execute(sql, params)
-        except Exception:
-            if connection.connection.info.transaction_status in (TransactionStatus.INTRANS, TransactionStatus.INERROR):
-                cursor.execute("ROLLBACK")
-            raise
-        found = []
-        for _statement in statements:
-            cursor.nextset()  # past BEGIN, then past each statement
-            found.append(cursor.fetchall())
-    return found
+    return _send(statements, in_transaction=True)
 
 
 def answer_write(

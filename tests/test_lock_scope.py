@@ -30,6 +30,14 @@ pytestmark = [
     ),
 ]
 
+
+@pytest.fixture(autouse=True)
+def statements_as_text(settings):
+    """quizzes/rows.py's statements travel as EXECUTEs of prepared ones on PostgreSQL: send
+    them as text here, to be read. Both are the same SQL (tests/test_rows.py)."""
+    settings.QUIZZES_PREPARED_STATEMENTS = False
+
+
 LOCK = re.compile(r"FOR (?:NO KEY )?UPDATE(?: OF (?P<of>.+))?$")
 FROM = re.compile(r' FROM ("\w+")')
 

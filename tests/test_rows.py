@@ -7,7 +7,8 @@ text and booleans as integers).
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import IntegrityError, connection
+from django.db import IntegrityError, connection, transaction
+from django.test.utils import CaptureQueriesContext
 from rest_framework.authtoken.models import Token
 
 from quizzes import rows
@@ -172,15 +173,21 @@ def test_answer_write_inserts_nothing_for_a_choice_not_open_in_that_question(in_
     assert insert(second, second.choices.first(), position=2) is not None
 
 
-@BOTH_WAYS
-def test_a_second_answer_raises_and_leaves_no_transaction_open(in_one_message, student, quiz):
-    check_way(in_one_message)
+def answer_twice(student, quiz):
+    """Answer question 1 of a new attempt, then answer it again (refused by the unique constraint)."""
     attempt, _ = attempt_start(user=student, quiz=quiz)
     question = quiz.questions.get(position=1)
     first, other = question.choices.order_by("position")[:2]
     write(attempt, question, first, user=student)
     with pytest.raises(IntegrityError):
         write(attempt, question, other, user=student)
+    return attempt, question, first
+
+
+@BOTH_WAYS
+def test_a_second_answer_raises_and_leaves_no_transaction_open(in_one_message, student, quiz):
+    check_way(in_one_message)
+    attempt, _question, first = answer_twice(student, quiz)
     if in_one_message and connection.vendor == "postgresql":
         from psycopg.pq import TransactionStatus
 
@@ -215,3 +222,68 @@ def test_courses_of_student_gives_a_row_per_attempt(student, quiz):
     ]
     others = [attempt for row, attempt in quiz_rows if row.pk != quiz.pk]
     assert others == [None] * len(others)
+
+
+# Prepared statements (PostgreSQL) -------------------------------------------------------------
+
+POSTGRESQL_ONLY = pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL prepares statements")
+
+
+def test_a_statement_becomes_an_execute_with_the_same_parameters():
+    sql = "SELECT a FROM t WHERE b = %s AND c IN (%s, %s)"
+    name, prepare, execute = rows._prepared_form(sql)
+    assert name.startswith("quizzes_") and rows._prepared_form(sql)[0] == name
+    assert prepare == f"PREPARE {name} AS SELECT a FROM t WHERE b = $1 AND c IN ($2, $3)"
+    assert execute == f"EXECUTE {name}(%s, %s, %s)"
+    assert rows._prepared_form("SELECT 1")[2] == f"EXECUTE {rows._prepared_form('SELECT 1')[0]}"
+
+
+def sent(action) -> list[str]:
+    with CaptureQueriesContext(connection) as queries:
+        action()
+    return [query["sql"] for query in queries.captured_queries]
+
+
+@POSTGRESQL_ONLY
+@pytest.mark.django_db(transaction=True)
+def test_each_statement_is_prepared_once_per_connection(student):
+    connection.close()  # a new connection has nothing prepared
+    first = sent(lambda: rows.user_get(student.pk))
+    assert len(first) == 1 and first[0].startswith("PREPARE quizzes_") and "; EXECUTE quizzes_" in first[0]
+    again = sent(lambda: rows.user_get(student.pk))
+    assert len(again) == 1 and again[0].startswith("EXECUTE quizzes_") and "PREPARE" not in again[0]
+    assert fields(rows.user_get(student.pk)) == fields(get_user_model().objects.get(pk=student.pk))
+    connection.close()
+    assert sent(lambda: rows.user_get(student.pk))[0].startswith("PREPARE quizzes_")
+
+
+@POSTGRESQL_ONLY
+@pytest.mark.django_db(transaction=True)
+def test_prepared_statements_outlive_a_rolled_back_transaction(student):
+    connection.close()
+    with pytest.raises(ZeroDivisionError), transaction.atomic():
+        assert sent(lambda: rows.user_get(student.pk))[0].startswith("PREPARE")
+        1 / 0  # noqa: B018
+    # PREPARE is not undone by ROLLBACK: the statement is still there, and known to be.
+    assert sent(lambda: rows.user_get(student.pk))[0].startswith("EXECUTE")
+    assert rows.user_get(student.pk).pk == student.pk
+
+
+@POSTGRESQL_ONLY
+@pytest.mark.django_db(transaction=True)
+def test_after_an_error_the_connection_prepares_afresh(student, quiz):
+    attempt, question, _first = answer_twice(student, quiz)
+    # What is prepared on the connection is not assumed after an error: dropped and prepared again.
+    message = sent(lambda: rows.user_get(student.pk))[0]
+    assert message.startswith("DEALLOCATE ALL; PREPARE quizzes_")
+    assert sent(lambda: rows.user_get(student.pk))[0].startswith("EXECUTE")
+    found, _answers = rows.attempt_with_answers(attempt_id=attempt.pk, user_id=student.pk)
+    assert found.pk == attempt.pk and list(_answers) == [question.pk]
+
+
+@pytest.mark.django_db
+def test_statements_are_sent_as_text_when_preparing_is_off(student, settings):
+    settings.QUIZZES_PREPARED_STATEMENTS = False
+    message = sent(lambda: rows.user_get(student.pk))[0]
+    assert message.startswith("SELECT") and "EXECUTE" not in message
+    assert fields(rows.user_get(student.pk)) == fields(get_user_model().objects.get(pk=student.pk))
