@@ -27,6 +27,7 @@ from quizzes.api.serializers import (
     TokenRequestSerializer,
     TokenSerializer,
     answer_feedback_data,
+    answer_request_ids,
     new_attempt_data,
     quiz_progress_data,
     quiz_questions_data,
@@ -201,8 +202,7 @@ class AnswerCreateView(LanguageMixin, APIView):
     @idempotent
     def post(self, request, pk):
         try:
-            body = AnswerRequestSerializer(data=request.data)
-            body.is_valid(raise_exception=True)
+            question_id, choice_id = answer_request_ids(request.data)
         except APIException:  # unreadable or invalid body
             _own_attempt(request.user, pk)  # someone else's attempt is a 404, whatever the body
             raise
@@ -210,8 +210,8 @@ class AnswerCreateView(LanguageMixin, APIView):
             answer, created = attempt_answer_submit(
                 user=request.user,
                 attempt_id=pk,
-                question_id=body.validated_data["question"],
-                choice_id=body.validated_data["choice"],
+                question_id=question_id,
+                choice_id=choice_id,
                 language=translation.get_language(),
             )
         except Attempt.DoesNotExist:  # the service's lock checks the owner: no read before it

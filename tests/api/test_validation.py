@@ -3,7 +3,11 @@
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rest_framework.exceptions import ValidationError
 
+from quizzes.api.serializers import MAX_ID, AnswerRequestSerializer, answer_request_ids
 from quizzes.models import Answer, Attempt, Quiz
 from tests.api import (
     PROGRESS_URL,
@@ -359,3 +363,38 @@ def test_answer_posted_twice_with_one_bad_field_records_nothing(student_api, gc_
 
     assert_error(student_api.post(answers_url(attempt_id), payload, format="json"), 400, "invalid")
     assert not Answer.objects.exists()
+
+
+# The answer's body read directly agrees with the serializer ----------------------------------
+
+
+def by_serializer(data):
+    body = AnswerRequestSerializer(data=data)
+    if body.is_valid():
+        return body.validated_data["question"], body.validated_data["choice"]
+    return body.errors
+
+
+def directly(data):
+    try:
+        return answer_request_ids(data)
+    except ValidationError as error:
+        return error.detail
+
+
+ID_VALUES = st.one_of(
+    st.integers(min_value=-2, max_value=3),
+    st.sampled_from([MAX_ID - 1, MAX_ID, MAX_ID + 1, 2**70, True, False, 1.0, 2.5, "1", "", None, [1], {"id": 1}]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        st.fixed_dictionaries({"question": ID_VALUES, "choice": ID_VALUES}),
+        st.dictionaries(st.sampled_from(["question", "choice", "other"]), ID_VALUES),
+        st.sampled_from([None, [], [1, 2], "question", 42, True]),
+    )
+)
+def test_the_body_read_directly_is_what_the_serializer_gives(data):
+    assert directly(data) == by_serializer(data)
