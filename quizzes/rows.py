@@ -139,43 +139,24 @@ def _send(statements: list[tuple[str, list]], *, in_transaction: bool = False) -
     after any error this connection's are dropped (DEALLOCATE ALL) and prepared again, so
     that what is known of them is never wrong.
     """
-    texts, params, leading = [], [], 0
-    if in_transaction:
-        texts.append("BEGIN")
-        leading += 1
     with connection.cursor() as cursor:
-        prepared = new = None
-        if _prepares():
-            raw = connection.connection
-            prepared = _prepared_on.get(raw)
-            if prepared is None:
-                if raw in _prepared_on:
-                    texts.append("DEALLOCATE ALL")
-                    leading += 1
-                prepared = _prepared_on[raw] = set()
-            new = set()
-            for sql, _params in statements:
-                name, prepare, _execute = _prepared_form(sql)
-                if name not in prepared and name not in new:
-                    texts.append(prepare)
-                    new.add(name)
-                    leading += 1
-        for sql, statement_params in statements:
-            texts.append(_prepared_form(sql)[2] if prepared is not None else sql)
-            params += statement_params
-        if in_transaction:
-            texts.append("COMMIT")
+        raw = connection.connection if _prepares() else None
+        setup, new = _preparations(raw, statements) if raw is not None else ([], set())
+        head = ["BEGIN", *setup] if in_transaction else setup
+        body = [_prepared_form(sql)[2] if raw is not None else sql for sql, _params in statements]
+        tail = ["COMMIT"] if in_transaction else []
+        params = [param for _sql, statement_params in statements for param in statement_params]
         try:
-            cursor.execute("; ".join(texts), params)
+            cursor.execute("; ".join([*head, *body, *tail]), params)
         except Exception:
-            if prepared is not None:
-                _prepared_on[raw] = None
+            if raw is not None:
+                _prepared_on[raw] = None  # not known any more: DEALLOCATE ALL in the next message
             if in_transaction and _in_transaction_block():
                 cursor.execute("ROLLBACK")
             raise
-        if prepared is not None:
-            prepared |= new
-        for _leading in range(leading):
+        if raw is not None:
+            _prepared_on[raw] |= new
+        for _result in head:  # past BEGIN, DEALLOCATE and the PREPAREs
             cursor.nextset()
         found = []
         for index in range(len(statements)):
@@ -183,6 +164,23 @@ def _send(statements: list[tuple[str, list]], *, in_transaction: bool = False) -
                 cursor.nextset()
             found.append(cursor.fetchall())
     return found
+
+
+def _preparations(raw, statements: list[tuple[str, list]]) -> tuple[list[str], set[str]]:
+    """What must come before ``statements`` on this (psycopg) connection: DEALLOCATE ALL when
+    what is prepared on it is not known, and the PREPARE of each statement not prepared yet.
+    Returns those texts and the names they prepare (known once the message has run)."""
+    texts = []
+    if _prepared_on.get(raw) is None:
+        if raw in _prepared_on:
+            texts.append("DEALLOCATE ALL")
+        _prepared_on[raw] = set()
+    prepares = {}  # name -> PREPARE, once each, in order
+    for sql, _params in statements:
+        name, prepare, _execute = _prepared_form(sql)
+        if name not in _prepared_on[raw]:
+            prepares.setdefault(name, prepare)
+    return [*texts, *prepares.values()], set(prepares)
 
 
 def _in_transaction_block() -> bool:
