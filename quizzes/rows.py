@@ -23,7 +23,7 @@ from functools import cache
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import connection, transaction
+from django.db import DEFAULT_DB_ALIAS, Error, connection, connections, transaction
 from django.db.models.expressions import Col
 from django.utils import timezone
 
@@ -74,14 +74,21 @@ def _concrete_order(model, names: tuple[str, ...]) -> tuple[tuple[str, ...], tup
     return ordered, tuple(names.index(name) for name in ordered)
 
 
+def _db():
+    """The database connection of this thread. ``connection`` is a proxy that finds it again on
+    each attribute read (a thread- and task-local lookup): the hot functions below read it once."""
+    return connections[DEFAULT_DB_ALIAS]
+
+
 def instance(model, names: tuple[str, ...], values):
     """A model instance from one row of ``names`` columns, as the ORM would build it."""
-    converters = _converters(model, names, connection.vendor)
+    db = _db()
+    converters = _converters(model, names, db.vendor)
     if converters:
         values = list(values)
         for index, functions, expression in converters:
             for function in functions:
-                values[index] = function(values[index], expression, connection)
+                values[index] = function(values[index], expression, db)
     return _build(model, names, values)
 
 
@@ -91,7 +98,7 @@ def _build(model, names: tuple[str, ...], values):
     if order is not None:
         names, positions = order
         values = [values[position] for position in positions]
-    return model.from_db(connection.alias, list(names), list(values))
+    return model.from_db(DEFAULT_DB_ALIAS, list(names), list(values))
 
 
 def _fetchall(sql: str, params) -> list[tuple]:
@@ -105,14 +112,14 @@ def _fetchall(sql: str, params) -> list[tuple]:
 _prepared_on: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _prepares() -> bool:
+def _prepares(db) -> bool:
     """Whether statements are prepared: PostgreSQL with client-side binding (Django's default;
     with server-side binding psycopg prepares by itself), unless turned off in the settings
     (``QUIZZES_PREPARED_STATEMENTS``: off behind a pooler in transaction mode)."""
     return (
-        connection.vendor == "postgresql"
+        db.vendor == "postgresql"
         and settings.QUIZZES_PREPARED_STATEMENTS
-        and not connection.settings_dict["OPTIONS"].get("server_side_binding")
+        and not db.settings_dict["OPTIONS"].get("server_side_binding")
     )
 
 
@@ -128,6 +135,37 @@ def _prepared_form(sql: str) -> tuple[str, str, str]:
 
 
 def _send(statements: list[tuple[str, list]], *, in_transaction: bool = False) -> list[list[tuple]]:
+    """Send ``statements`` to the database in one message and return each one's rows
+    (``_send_once``); the first reads of a request are their own connection check.
+
+    With ``conn_health_checks``, Django checks a persistent connection before a request's
+    first statement with a ``SELECT 1``: a round trip of its own, as much as a statement.
+    Here a request's first statements, when they only read, are sent at once instead: if
+    the connection turns out to be lost (the server restarted, the backend was killed while
+    idle), it is closed and they are sent again on a new one, as the check would have done.
+    Reading twice changes nothing; a transaction (an answer) is never sent twice, so a
+    request whose first statement writes gets Django's check before it.
+    """
+    db = _db()
+    if in_transaction or not _checks_itself(db):
+        return _send_once(db, statements, in_transaction=in_transaction)
+    db.health_check_done = True  # the statements below are the check
+    try:
+        return _send_once(db, statements)
+    except Error:
+        if db.is_usable():
+            raise  # the statements failed, not the connection
+    db.close()
+    return _send_once(db, statements)
+
+
+def _checks_itself(db) -> bool:
+    """Whether the next statement would come after Django's health check of a persistent
+    connection (outside a transaction: a connection lost in one cannot be replaced)."""
+    return db.connection is not None and db.health_check_enabled and not db.health_check_done and not db.in_atomic_block
+
+
+def _send_once(db, statements: list[tuple[str, list]], *, in_transaction: bool = False) -> list[list[tuple]]:
     """Send ``statements`` to the database in one message and return each one's rows;
     ``in_transaction``: as one transaction, ``BEGIN; ...; COMMIT`` (PostgreSQL only, outside
     any transaction: ``_one_message_transaction``).
@@ -139,8 +177,8 @@ def _send(statements: list[tuple[str, list]], *, in_transaction: bool = False) -
     after any error this connection's are dropped (DEALLOCATE ALL) and prepared again, so
     that what is known of them is never wrong.
     """
-    with connection.cursor() as cursor:
-        raw = connection.connection if _prepares() else None
+    with db.cursor() as cursor:
+        raw = db.connection if _prepares(db) else None
         setup, new = _preparations(raw, statements) if raw is not None else ([], set())
         head = ["BEGIN", *setup] if in_transaction else setup
         body = [_prepared_form(sql)[2] if raw is not None else sql for sql, _params in statements]
@@ -151,7 +189,7 @@ def _send(statements: list[tuple[str, list]], *, in_transaction: bool = False) -
         except Exception:
             if raw is not None:
                 _prepared_on[raw] = None  # not known any more: DEALLOCATE ALL in the next message
-            if in_transaction and _in_transaction_block():
+            if in_transaction and _in_transaction_block(db):
                 cursor.execute("ROLLBACK")
             raise
         if raw is not None:
@@ -183,10 +221,10 @@ def _preparations(raw, statements: list[tuple[str, list]]) -> tuple[list[str], s
     return [*texts, *prepares.values()], set(prepares)
 
 
-def _in_transaction_block() -> bool:
+def _in_transaction_block(db) -> bool:
     from psycopg.pq import TransactionStatus
 
-    return connection.connection.info.transaction_status in (TransactionStatus.INTRANS, TransactionStatus.INERROR)
+    return db.connection.info.transaction_status in (TransactionStatus.INTRANS, TransactionStatus.INERROR)
 
 
 # Users -----------------------------------------------------------------------------------------
@@ -315,13 +353,13 @@ def _answer_insert_sql(vendor: str, at_position: bool) -> str:
     )
 
 
-def _in_one_message() -> bool:
+def _in_one_message(db) -> bool:
     """Whether a transaction can travel as one message: PostgreSQL with client-side binding
     (Django's default; a prepared statement holds one command), outside any transaction."""
     return (
-        connection.vendor == "postgresql"
-        and not connection.in_atomic_block
-        and not connection.settings_dict["OPTIONS"].get("server_side_binding")
+        db.vendor == "postgresql"
+        and not db.in_atomic_block
+        and not db.settings_dict["OPTIONS"].get("server_side_binding")
     )
 
 
@@ -355,15 +393,16 @@ def answer_write(
     both travel in one message with BEGIN and COMMIT (``_one_message_transaction``):
     the busiest write, in one round trip instead of four.
     """
-    answered_at = connection.ops.adapt_datetimefield_value(timezone.now())
+    db = _db()
+    answered_at = db.ops.adapt_datetimefield_value(timezone.now())
     insert_params = [language, answered_at, choice_id, question_id, False, False]
     insert_params += [position] if position is not None else []
     insert_params += [attempt_id, user_id, Attempt.State.IN_PROGRESS.value]
     statements = [
-        (_lock_sql(connection.vendor), [attempt_id, user_id]),
-        (_answer_insert_sql(connection.vendor, position is not None), insert_params),
+        (_lock_sql(db.vendor), [attempt_id, user_id]),
+        (_answer_insert_sql(db.vendor, position is not None), insert_params),
     ]
-    if _in_one_message():
+    if _in_one_message(db):
         locked, inserted = _one_message_transaction(statements)
     else:
         with transaction.atomic():

@@ -7,7 +7,7 @@ text and booleans as integers).
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import IntegrityError, connection, transaction
+from django.db import DataError, IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 from rest_framework.authtoken.models import Token
 
@@ -114,7 +114,7 @@ def write(attempt, question, choice, *, user, language="en", position=None):
 
 
 def check_way(in_one_message: bool) -> None:
-    assert rows._in_one_message() is (in_one_message and connection.vendor == "postgresql")
+    assert rows._in_one_message(connection) is (in_one_message and connection.vendor == "postgresql")
 
 
 @BOTH_WAYS
@@ -287,3 +287,73 @@ def test_statements_are_sent_as_text_when_preparing_is_off(student, settings):
     message = sent(lambda: rows.user_get(student.pk))[0]
     assert message.startswith("SELECT") and "EXECUTE" not in message
     assert fields(rows.user_get(student.pk)) == fields(get_user_model().objects.get(pk=student.pk))
+
+
+def backend_pid() -> int:
+    return connection.connection.info.backend_pid
+
+
+@pytest.fixture
+def checks(monkeypatch) -> list[bool]:
+    """The connection checks Django makes (``is_usable``: a ``SELECT 1``), each one's outcome."""
+    made = []
+    is_usable = connection.is_usable
+
+    def counted():
+        made.append(is_usable())
+        return made[-1]
+
+    monkeypatch.setattr(connection, "is_usable", counted)
+    return made
+
+
+def request_starts() -> None:
+    """What Django does when a request starts: the persistent connection is checked again."""
+    connection.close_if_unusable_or_obsolete()
+    assert connection.health_check_enabled and not connection.health_check_done
+
+
+@POSTGRESQL_ONLY
+@pytest.mark.django_db(transaction=True)
+def test_a_requests_first_read_is_its_own_connection_check(student, checks):
+    rows.user_get(student.pk)
+    request_starts()
+    assert rows.user_get(student.pk).pk == student.pk
+    assert checks == [] and connection.health_check_done
+    # Its other statements need no check either.
+    assert rows.courses_of_student(student.pk)[0] and checks == []
+
+
+@POSTGRESQL_ONLY
+@pytest.mark.django_db(transaction=True)
+def test_a_read_on_a_connection_lost_while_idle_is_sent_again_on_a_new_one(student, checks):
+    rows.user_get(student.pk)
+    lost = backend_pid()
+    with connection.get_new_connection(connection.get_connection_params()) as other:
+        other.autocommit = True
+        other.execute("SELECT pg_terminate_backend(%s)", [lost])
+    request_starts()
+    assert rows.user_get(student.pk).pk == student.pk
+    assert checks == [False] and backend_pid() != lost  # found lost when the read failed, then replaced
+
+
+@POSTGRESQL_ONLY
+@pytest.mark.django_db(transaction=True)
+def test_a_failing_read_on_a_live_connection_is_not_sent_again(student, checks):
+    rows.user_get(student.pk)
+    kept = backend_pid()
+    request_starts()
+    with pytest.raises(DataError), CaptureQueriesContext(connection) as queries:
+        rows._send([("SELECT 1 / %s", [0])])
+    assert checks == [True] and backend_pid() == kept
+    assert len(queries.captured_queries) == 1
+
+
+@POSTGRESQL_ONLY
+@pytest.mark.django_db(transaction=True)
+def test_a_request_whose_first_statement_writes_is_checked_before_it(student, quiz, checks):
+    attempt, _ = attempt_start(user=student, quiz=quiz)
+    question = quiz.questions.get(position=1)
+    request_starts()
+    write(attempt, question, question.choices.first(), user=student)
+    assert checks == [True]  # Django's check: a transaction is never sent twice
