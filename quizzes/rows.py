@@ -105,6 +105,15 @@ def _fetchall(sql: str, params) -> list[tuple]:
     return _send([(sql, params)])[0]
 
 
+def _fetch_each(statements: list[tuple[str, list]]) -> list[list[tuple]]:
+    """Each statement's rows: on PostgreSQL all in one message (one round trip), on SQLite one
+    by one (its driver runs one statement per call). In order: each one reads what the ones
+    before it did, and, in a transaction, after the locks they took."""
+    if _db().vendor == "postgresql":
+        return _send(statements)
+    return [_fetchall(sql, params) for sql, params in statements]
+
+
 # Sending statements ----------------------------------------------------------------------------
 
 # Per PostgreSQL connection (psycopg's), the statements prepared on it; None when that is not
@@ -413,23 +422,30 @@ def answer_write(
 
 
 @cache
-def _insert_sql(model, names: tuple[str, ...], vendor: str) -> str:
+def _insert_sql(model, names: tuple[str, ...], vendor: str, conflict: str) -> str:
     columns = ", ".join(_column(model, name) for name in names)
     placeholders = ", ".join(["%s"] * len(names))
-    return f"INSERT INTO {_table(model)} ({columns}) VALUES ({placeholders}) RETURNING {_column(model, 'id')}"
+    on_conflict = " ON CONFLICT DO NOTHING" if conflict == "ignore" else ""
+    return (
+        f"INSERT INTO {_table(model)} ({columns}) VALUES ({placeholders}){on_conflict} RETURNING {_column(model, 'id')}"
+    )
 
 
-def _insert(model, values: dict):
+def _insert(model, values: dict, *, conflict: str = "raise"):
     """INSERT one row of ``values`` (by attribute name) and return it as an instance.
 
-    Datetimes are adapted as the ORM adapts them (SQLite stores them as text).
+    Datetimes are adapted as the ORM adapts them (SQLite stores them as text). A row a unique
+    constraint refuses raises IntegrityError, or, with ``conflict="ignore"``, is not written
+    and None is returned.
     """
     names = tuple(values)
     params = [
         connection.ops.adapt_datetimefield_value(value) if isinstance(value, datetime) else value
         for value in values.values()
     ]
-    found = _fetchall(_insert_sql(model, names, connection.vendor), params)
+    found = _fetchall(_insert_sql(model, names, _db().vendor, conflict), params)
+    if not found:
+        return None
     return _build(model, ("id", *names), (found[0][0], *values.values()))
 
 
@@ -540,9 +556,20 @@ def is_enrolled(*, user_id: int, course_id: int) -> bool:
     return bool(_fetchall(_enrolled_sql(connection.vendor), [user_id, course_id]))
 
 
-def enrollment_lock(*, user_id: int, course_id: int) -> bool:
-    """Lock the user's enrolment in the course until the transaction ends; False if there is none."""
-    return bool(_fetchall(_enrollment_lock_sql(connection.vendor), [user_id, course_id]))
+def start_reads(*, user_id: int, course_id: int, quiz_id: int) -> tuple[bool, list[Attempt], int]:
+    """What starting an attempt reads, in one round trip, in the caller's transaction: lock
+    the user's enrolment in the course until the transaction ends (False if there is none),
+    then, read after the lock, the user's attempts at the quiz (newest first) and the number
+    of the quiz's open questions."""
+    vendor = _db().vendor
+    locked, attempts, counted = _fetch_each(
+        [
+            (_enrollment_lock_sql(vendor), [user_id, course_id]),
+            (_student_attempts_sql(vendor), [user_id, quiz_id]),
+            (_open_questions_sql(vendor), [quiz_id, False]),
+        ]
+    )
+    return bool(locked), [instance(Attempt, ATTEMPT_NAMES, row) for row in attempts], counted[0][0]
 
 
 @cache
@@ -553,14 +580,10 @@ def _open_questions_sql(vendor: str) -> str:
     )
 
 
-def open_question_count(quiz_id: int) -> int:
-    """The quiz's questions that are not archived, as committed."""
-    return _fetchall(_open_questions_sql(connection.vendor), [quiz_id, False])[0][0]
-
-
-def attempt_insert(*, user_id: int, quiz_id: int, number: int, max_score: int, pass_mark: int) -> Attempt:
+def attempt_insert(*, user_id: int, quiz_id: int, number: int, max_score: int, pass_mark: int) -> Attempt | None:
     """INSERT a new attempt in progress (``started_at`` set here, as auto_now_add would) and
-    return it. A second attempt in progress, or a taken number, raises IntegrityError."""
+    return it; None, with nothing written, when a unique constraint refuses it (a second
+    attempt in progress, a taken number): no savepoint is needed around it in a transaction."""
     attempt = _insert(
         Attempt,
         {
@@ -572,6 +595,8 @@ def attempt_insert(*, user_id: int, quiz_id: int, number: int, max_score: int, p
             "max_score": max_score,
             "pass_mark": pass_mark,
         },
+        conflict="ignore",
     )
-    attempt.finished_at = attempt.score = None
+    if attempt is not None:
+        attempt.finished_at = attempt.score = None
     return attempt

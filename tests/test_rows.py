@@ -357,3 +357,33 @@ def test_a_request_whose_first_statement_writes_is_checked_before_it(student, qu
     request_starts()
     write(attempt, question, question.choices.first(), user=student)
     assert checks == [True]  # Django's check: a transaction is never sent twice
+
+
+@BOTH_WAYS
+def test_start_reads_lock_the_enrolment_then_read_the_attempts_and_open_questions(
+    in_one_message, student, quiz, answered, outsider
+):
+    with transaction.atomic():
+        enrolled, attempts, open_questions = rows.start_reads(
+            user_id=student.pk, course_id=quiz.course_id, quiz_id=quiz.pk
+        )
+    assert enrolled is True
+    newest_first = Attempt.objects.filter(user=student).order_by("-number")
+    assert [fields(attempt) for attempt in attempts] == [fields(attempt) for attempt in newest_first]
+    assert open_questions == quiz.questions.filter(is_archived=False).count()
+    outside = rows.start_reads(user_id=outsider.pk, course_id=quiz.course_id, quiz_id=quiz.pk)
+    assert outside == (False, [], open_questions)
+
+
+@BOTH_WAYS
+def test_an_attempt_a_unique_constraint_refuses_is_not_written(in_one_message, student, quiz):
+    first, _new = attempt_start(user=student, quiz=quiz)  # number 1, in progress
+    values = {"user_id": student.pk, "quiz_id": quiz.pk, "max_score": 8, "pass_mark": 60}
+    with CaptureQueriesContext(connection) as queries:
+        assert rows.attempt_insert(number=2, **values) is None  # a second one in progress
+    assert not any("SAVEPOINT" in query["sql"] for query in queries.captured_queries)
+    attempt_finish(attempt=first)
+    assert rows.attempt_insert(number=1, **values) is None  # a taken number
+    second = rows.attempt_insert(number=2, **values)
+    assert fields(second) == fields(Attempt.objects.get(pk=second.pk))
+    assert Attempt.objects.filter(user=student).count() == 2

@@ -51,33 +51,29 @@ def attempt_start(*, user, quiz: Quiz) -> tuple[Attempt, bool]:
     with transaction.atomic():
         # Locking the enrolment serialises one student's starts of one course. Only
         # that row: locking the course too would serialise every student's start in
-        # it. These statements are fixed SQL (quizzes/rows.py): a class arrives at once.
-        enrolled = rows.enrollment_lock(user_id=user.pk, course_id=quiz.course_id)
+        # it. The lock and what is read after it travel in one message of fixed SQL
+        # (quizzes/rows.py): a class arrives at once.
+        enrolled, attempts, open_questions = rows.start_reads(
+            user_id=user.pk, course_id=quiz.course_id, quiz_id=quiz.pk
+        )
         if not quiz.is_published:
             raise AttemptError(QUIZ_UNAVAILABLE, code="quiz_unavailable", status=404)
         if not enrolled:
             raise AttemptError(NOT_ENROLLED, code="not_enrolled", status=403)
-        attempts = rows.student_quiz_attempts(user_id=user.pk, quiz_id=quiz.pk)
         current = next((attempt for attempt in attempts if attempt.state == Attempt.State.IN_PROGRESS), None)
         if current is not None:
             return current, False
         used = attempts[0].number if attempts else 0
         if quiz.max_attempts and used >= quiz.max_attempts:
             raise AttemptError(NO_ATTEMPTS_LEFT, code="no_attempts_left", status=409)
-        try:
-            with transaction.atomic():
-                attempt = rows.attempt_insert(
-                    user_id=user.pk,
-                    quiz_id=quiz.pk,
-                    number=used + 1,
-                    max_score=rows.open_question_count(quiz.pk),
-                    pass_mark=quiz.pass_mark,
-                )
-        except IntegrityError:
+        attempt = rows.attempt_insert(
+            user_id=user.pk, quiz_id=quiz.pk, number=used + 1, max_score=open_questions, pass_mark=quiz.pass_mark
+        )
+        if attempt is None:
             # Another request started one first (only possible where the lock is a no-op).
             current = Attempt.objects.filter(user=user, quiz=quiz, state=Attempt.State.IN_PROGRESS).first()
             if current is None:  # it took this attempt's number and finished already
-                raise AttemptError(START_RACED, code="start_conflict", status=409) from None
+                raise AttemptError(START_RACED, code="start_conflict", status=409)
             return current, False
     attempt.quiz = quiz
     return attempt, True
