@@ -511,13 +511,52 @@ def _published_quiz_sql(vendor: str) -> str:
 
 def published_quiz(slug: str) -> Quiz | None:
     """The published quiz with this slug, its course attached, or None."""
-    found = _fetchall(_published_quiz_sql(connection.vendor), [slug, True])
+    return _published_quiz_of(_fetchall(_published_quiz_sql(connection.vendor), [slug, True]))
+
+
+def _published_quiz_of(found: list[tuple]) -> Quiz | None:
     if not found:
         return None
     width = len(QUIZ_NAMES)
     quiz = instance(Quiz, QUIZ_NAMES, found[0][:width])
     quiz.course = instance(Course, COURSE_NAMES, found[0][width:])
     return quiz
+
+
+@cache
+def _enrolled_by_slug_sql(vendor: str) -> str:
+    return (
+        f"SELECT 1 FROM {_table(Enrollment)} e "
+        f"JOIN {_table(Quiz)} q ON q.{_column(Quiz, 'course_id')} = e.{_column(Enrollment, 'course_id')} "
+        f"WHERE e.{_column(Enrollment, 'user_id')} = %s AND q.{_column(Quiz, 'slug')} = %s"
+    )
+
+
+@cache
+def _attempts_by_slug_sql(vendor: str) -> str:
+    return (
+        f"SELECT {_select_list(Attempt, 'a', ATTEMPT_NAMES)} FROM {_table(Attempt)} a "
+        f"JOIN {_table(Quiz)} q ON q.{_column(Quiz, 'id')} = a.{_column(Attempt, 'quiz_id')} "
+        f"WHERE a.{_column(Attempt, 'user_id')} = %s AND q.{_column(Quiz, 'slug')} = %s "
+        f"ORDER BY a.{_column(Attempt, 'number')} DESC"
+    )
+
+
+def published_quiz_for_student(*, slug: str, user_id: int) -> tuple[Quiz | None, bool, list[Attempt]]:
+    """In one round trip: the published quiz with this slug (its course attached) or None,
+    whether the user is enrolled in its course, and the user's attempts at it, newest first."""
+    vendor = _db().vendor
+    found, enrolled, attempts = _fetch_each(
+        [
+            (_published_quiz_sql(vendor), [slug, True]),
+            (_enrolled_by_slug_sql(vendor), [user_id, slug]),
+            (_attempts_by_slug_sql(vendor), [user_id, slug]),
+        ]
+    )
+    quiz = _published_quiz_of(found)
+    if quiz is None:
+        return None, False, []
+    return quiz, bool(enrolled), [instance(Attempt, ATTEMPT_NAMES, row) for row in attempts]
 
 
 @cache
@@ -529,12 +568,6 @@ def _student_attempts_sql(vendor: str) -> str:
     )
 
 
-def student_quiz_attempts(*, user_id: int, quiz_id: int) -> list[Attempt]:
-    """The user's attempts at the quiz, newest first."""
-    found = _fetchall(_student_attempts_sql(connection.vendor), [user_id, quiz_id])
-    return [instance(Attempt, ATTEMPT_NAMES, row) for row in found]
-
-
 @cache
 def _enrollment_lock_sql(vendor: str) -> str:
     # Only the enrolment's row: nothing is joined, so the course is not locked with it.
@@ -542,18 +575,6 @@ def _enrollment_lock_sql(vendor: str) -> str:
         f"SELECT {_column(Enrollment, 'id')} FROM {_table(Enrollment)} "
         f"WHERE {_column(Enrollment, 'user_id')} = %s AND {_column(Enrollment, 'course_id')} = %s{_for_update()}"
     )
-
-
-@cache
-def _enrolled_sql(vendor: str) -> str:
-    return (
-        f"SELECT 1 FROM {_table(Enrollment)} "
-        f"WHERE {_column(Enrollment, 'user_id')} = %s AND {_column(Enrollment, 'course_id')} = %s"
-    )
-
-
-def is_enrolled(*, user_id: int, course_id: int) -> bool:
-    return bool(_fetchall(_enrolled_sql(connection.vendor), [user_id, course_id]))
 
 
 def start_reads(*, user_id: int, course_id: int, quiz_id: int) -> tuple[bool, list[Attempt], int]:

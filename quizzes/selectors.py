@@ -125,10 +125,6 @@ def course_quizzes_passed(course: Course) -> int:
     return sum(bool(quiz.passed) for quiz in course.progress_quizzes)
 
 
-def is_enrolled(*, user, course_id: int) -> bool:
-    return user.is_authenticated and rows.is_enrolled(user_id=user.pk, course_id=course_id)
-
-
 def published_quiz_get(*, slug: str) -> Quiz:
     """A published quiz with its course; raises Quiz.DoesNotExist otherwise (one fixed statement)."""
     quiz = rows.published_quiz(slug)
@@ -137,17 +133,18 @@ def published_quiz_get(*, slug: str) -> Quiz:
     return quiz
 
 
-def student_quiz_progress(*, user, quiz: Quiz) -> Quiz:
-    """``quiz`` annotated as ``quiz_progress_queryset`` does, for one quiz: one statement."""
+def student_quiz_get(*, user, slug: str) -> tuple[Quiz, bool, list[Attempt]]:
+    """A published quiz (its course attached) as ``user`` sees it: whether they are enrolled in
+    its course, and their attempts at it, newest first; the quiz annotated as
+    ``quiz_progress_queryset`` does. One round trip (``quizzes.rows``): a class opens a quiz
+    at once. An unknown or unpublished quiz raises Quiz.DoesNotExist."""
+    quiz, enrolled, attempts = rows.published_quiz_for_student(slug=slug, user_id=user.pk)
+    if quiz is None:
+        raise Quiz.DoesNotExist
     quiz.attempts_used, quiz.best_percent, quiz.passed, quiz.in_progress_id = 0, None, False, None
-    for attempt in rows.student_quiz_attempts(user_id=user.pk, quiz_id=quiz.pk):
+    for attempt in attempts:
         _count_attempt(quiz, attempt.pk, attempt.state, attempt.score, attempt.max_score, attempt.pass_mark)
-    return quiz
-
-
-def student_attempts(*, user, quiz: Quiz) -> QuerySet[Attempt]:
-    """``user``'s attempts at ``quiz``, newest first."""
-    return Attempt.objects.filter(user=user, quiz=quiz).order_by("-number")
+    return quiz, enrolled, attempts
 
 
 def student_attempt_get(*, user, attempt_id: int) -> Attempt:

@@ -22,12 +22,11 @@ from quizzes.models import Attempt, Course, Quiz
 from quizzes.selectors import (
     attempt_answers_by_question,
     course_quizzes_passed,
-    is_enrolled,
     published_quiz_get,
     student_attempt_get,
     student_attempt_with_answers,
-    student_attempts,
     student_dashboard,
+    student_quiz_get,
 )
 from quizzes.services import (
     AttemptError,
@@ -73,10 +72,12 @@ def course_enrol(request, slug):
 @login_required
 @require_GET
 def quiz_detail(request, slug):
-    quiz = _published_quiz_or_404(slug)
-    if not is_enrolled(user=request.user, course_id=quiz.course_id):
+    try:
+        quiz, enrolled, attempts = student_quiz_get(user=request.user, slug=slug)
+    except Quiz.DoesNotExist:
+        raise Http404 from None
+    if not enrolled:
         return _not_enrolled(request, quiz)
-    attempts = list(student_attempts(user=request.user, quiz=quiz))
     in_progress = next((attempt for attempt in attempts if not attempt.is_finished), None)
     finished = [attempt for attempt in attempts if attempt.is_finished]
     best = max(finished, key=lambda attempt: (attempt.percent, -attempt.number), default=None)

@@ -72,10 +72,16 @@ def test_attempt_with_answers_is_the_orm_rows(student, answered):
     assert rows.attempt_get(attempt_id=first.pk, user_id=student.pk + 1) is None
 
 
-def test_student_quiz_attempts_are_newest_first(student, quiz, answered):
-    found = rows.student_quiz_attempts(user_id=student.pk, quiz_id=quiz.pk)
+def test_published_quiz_for_student_is_the_orm_rows(student, outsider, other_student, quiz, answered):
+    attempt_start(user=other_student, quiz=quiz)  # someone else's attempt: not theirs
+    found, enrolled, attempts = rows.published_quiz_for_student(slug=GC, user_id=student.pk)
+    assert fields(found) == fields(quiz) and fields(found.course) == fields(Course.objects.get(pk=quiz.course_id))
     expected = Attempt.objects.filter(user=student, quiz=quiz).order_by("-number")
-    assert [fields(attempt) for attempt in found] == [fields(attempt) for attempt in expected]
+    assert enrolled is True and [fields(attempt) for attempt in attempts] == [fields(a) for a in expected]
+    assert rows.published_quiz_for_student(slug=GC, user_id=outsider.pk)[1:] == (False, [])
+    Quiz.objects.filter(pk=quiz.pk).update(is_published=False)
+    assert rows.published_quiz_for_student(slug=GC, user_id=student.pk) == (None, False, [])
+    assert rows.published_quiz_for_student(slug="no-such-quiz", user_id=student.pk) == (None, False, [])
 
 
 def test_inserted_rows_are_what_the_database_holds(student, quiz, answered):

@@ -1,16 +1,17 @@
 """Reads: progress annotations, the student's courses, joinable courses."""
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
-from quizzes.models import Attempt
+from quizzes.models import Attempt, Quiz
 from quizzes.selectors import (
-    is_enrolled,
     published_quiz_get,
     quiz_progress_queryset,
     student_attempt_get,
-    student_attempts,
     student_courses,
     student_dashboard,
+    student_quiz_get,
 )
 from quizzes.services import attempt_answer_submit, attempt_finish, attempt_start
 from tests.factories import AttemptFactory, CourseFactory, EnrollmentFactory, QuizFactory, UserFactory
@@ -185,10 +186,6 @@ class TestJoinableCourses:
 
 
 class TestSmallReads:
-    def test_is_enrolled(self, student, outsider, course):
-        assert is_enrolled(user=student, course_id=course.pk) is True
-        assert is_enrolled(user=outsider, course_id=course.pk) is False
-
     def test_published_quiz_get(self, content):
         assert published_quiz_get(slug=GC).course.slug == "memory-efficient-training"
         content[GC].is_published = False
@@ -196,11 +193,21 @@ class TestSmallReads:
         with pytest.raises(content[GC].DoesNotExist):
             published_quiz_get(slug=GC)
 
-    def test_student_attempts_newest_first_and_own_only(self, student, other_student, content):
+    def test_student_quiz_get_newest_first_own_only_with_progress(self, student, other_student, outsider, content):
         finished(student, content[GC], 1)
         finished(student, content[GC], 2)
         finished(other_student, content[GC], 3)
-        assert [attempt.number for attempt in student_attempts(user=student, quiz=content[GC])] == [2, 1]
+        with CaptureQueriesContext(connection) as queries:
+            quiz, enrolled, attempts = student_quiz_get(user=student, slug=GC)
+        assert len(queries) == (1 if connection.vendor == "postgresql" else 3)  # one message on PostgreSQL
+        assert enrolled is True and [attempt.number for attempt in attempts] == [2, 1]
+        assert quiz.course.slug == "memory-efficient-training" and quiz.attempts_used == 2
+        assert quiz.in_progress_id is None
+        assert student_quiz_get(user=outsider, slug=GC)[1:] == (False, [])
+        content[GC].is_published = False
+        content[GC].save()
+        with pytest.raises(Quiz.DoesNotExist):
+            student_quiz_get(user=student, slug=GC)
 
     def test_student_attempt_get_refuses_someone_elses(self, student, other_student, content):
         theirs = finished(other_student, content[GC], 1)

@@ -35,12 +35,11 @@ from quizzes.api.serializers import (
 from quizzes.content_cache import quiz_content
 from quizzes.models import Attempt, Quiz
 from quizzes.selectors import (
-    is_enrolled,
     published_quiz_get,
     student_attempt_get,
     student_attempts_with_feedback,
     student_courses,
-    student_quiz_progress,
+    student_quiz_get,
     student_quizzes,
 )
 from quizzes.services import attempt_answer_submit, attempt_finish, attempt_start
@@ -137,15 +136,16 @@ class QuizDetailView(LanguageMixin, generics.RetrieveAPIView):
 
     def get_object(self):
         try:
-            quiz = published_quiz_get(slug=self.kwargs["slug"])
+            quiz, enrolled, _attempts = student_quiz_get(user=self.request.user, slug=self.kwargs["slug"])
         except Quiz.DoesNotExist:
             raise NotFound from None
-        _require_enrolled(self.request.user, quiz)
-        return student_quiz_progress(user=self.request.user, quiz=quiz)
+        if not enrolled:
+            raise ApiError(NOT_ENROLLED, code="not_enrolled", status_code=403)
+        return quiz
 
     def retrieve(self, request, *args, **kwargs):
-        # Three fixed statements (quiz, enrolment, attempts); the questions and choices
-        # come from the content cache: a class starting a quiz fetches it at once.
+        # Three fixed statements in one message (quiz, enrolment, attempts); the questions and
+        # choices come from the content cache: a class starting a quiz fetches it at once.
         quiz = self.get_object()
         data = quiz_progress_data(quiz, translation.get_language())
         data["questions"] = quiz_questions_data(quiz_content(quiz.pk, quiz=quiz), translation.get_language())
@@ -246,11 +246,6 @@ class ProgressView(LanguageMixin, generics.ListAPIView):
 
     def get_queryset(self):
         return student_courses(user=self.request.user)
-
-
-def _require_enrolled(user, quiz) -> None:
-    if not is_enrolled(user=user, course_id=quiz.course_id):
-        raise ApiError(NOT_ENROLLED, code="not_enrolled", status_code=403)
 
 
 def _own_attempt(user, pk) -> Attempt:
