@@ -106,12 +106,19 @@ def _fetchall(sql: str, params) -> list[tuple]:
 
 
 def _fetch_each(statements: list[tuple[str, list]]) -> list[list[tuple]]:
-    """Each statement's rows: on PostgreSQL all in one message (one round trip), on SQLite one
-    by one (its driver runs one statement per call). In order: each one reads what the ones
-    before it did, and, in a transaction, after the locks they took."""
-    if _db().vendor == "postgresql":
+    """Each statement's rows: in one message (one round trip) where the connection takes several
+    statements in one (``_many_per_message``), else one by one. In order: each one reads what
+    the ones before it did, and, in a transaction, after the locks they took."""
+    if _many_per_message(_db()):
         return _send(statements)
     return [_fetchall(sql, params) for sql, params in statements]
+
+
+def _many_per_message(db) -> bool:
+    """Whether one message may hold several statements: PostgreSQL with client-side binding
+    (Django's default). Not SQLite (its driver runs one statement per call), nor server-side
+    binding (a prepared statement holds one command)."""
+    return db.vendor == "postgresql" and not db.settings_dict["OPTIONS"].get("server_side_binding")
 
 
 # Sending statements ----------------------------------------------------------------------------
@@ -363,13 +370,9 @@ def _answer_insert_sql(vendor: str, at_position: bool) -> str:
 
 
 def _in_one_message(db) -> bool:
-    """Whether a transaction can travel as one message: PostgreSQL with client-side binding
-    (Django's default; a prepared statement holds one command), outside any transaction."""
-    return (
-        db.vendor == "postgresql"
-        and not db.in_atomic_block
-        and not db.settings_dict["OPTIONS"].get("server_side_binding")
-    )
+    """Whether a transaction can travel as one message (``_many_per_message``), outside any
+    transaction."""
+    return _many_per_message(db) and not db.in_atomic_block
 
 
 def _one_message_transaction(statements: list[tuple[str, list]]) -> list[list[tuple]]:

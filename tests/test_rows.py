@@ -6,6 +6,7 @@ text and booleans as integers).
 """
 
 import pytest
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import DataError, IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
@@ -393,3 +394,16 @@ def test_an_attempt_a_unique_constraint_refuses_is_not_written(in_one_message, s
     second = rows.attempt_insert(number=2, **values)
     assert fields(second) == fields(Attempt.objects.get(pk=second.pk))
     assert Attempt.objects.filter(user=student).count() == 2
+
+
+@POSTGRESQL_ONLY
+@pytest.mark.django_db
+def test_with_server_side_binding_a_transactions_reads_go_one_by_one(student, quiz, monkeypatch):
+    # A prepared statement holds one command: several statements may not share a message.
+    monkeypatch.setitem(connection.settings_dict["OPTIONS"], "server_side_binding", True)
+    monkeypatch.setattr(settings, "QUIZZES_PREPARED_STATEMENTS", False)
+    with CaptureQueriesContext(connection) as queries, transaction.atomic():
+        enrolled, _attempts, _count = rows.start_reads(user_id=student.pk, course_id=quiz.course_id, quiz_id=quiz.pk)
+    assert enrolled is True
+    statements = [query["sql"] for query in queries.captured_queries if "SAVEPOINT" not in query["sql"]]
+    assert len(statements) == 3 and not any("; " in sql for sql in statements)
