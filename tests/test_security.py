@@ -16,7 +16,7 @@ from django.test import Client, override_settings
 
 from quizzes.models import Quiz
 from quizzes.services import attempt_start
-from tests.browser import BROWSER_MISSING, CHROMIUM, CHROMIUM_ARGS
+from tests.browser import BROWSER_MISSING, chromium
 from tests.factories import DEFAULT_PASSWORD, UserFactory
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
@@ -309,22 +309,8 @@ document.addEventListener("securitypolicyviolation", (event) => {
 
 @pytest.fixture
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    # Playwright's sync API runs an event loop in this thread; the ORM would refuse to run.
-    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    playwright = sync_playwright().start()
-    try:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-    finally:
-        playwright.stop()
-        if previous is None:
-            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-        else:
-            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+    with chromium() as started:
+        yield started
 
 
 def _session_cookie(user, live_server) -> dict:

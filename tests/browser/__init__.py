@@ -1,5 +1,7 @@
 """Where the browser is, how it is started, and why it may be missing."""
 
+import os
+from contextlib import contextmanager
 from pathlib import Path
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -19,6 +21,39 @@ def _browser_missing_reason() -> str | None:
 
 
 BROWSER_MISSING = _browser_missing_reason()
+
+ASYNC_UNSAFE = "DJANGO_ALLOW_ASYNC_UNSAFE"
+
+
+@contextmanager
+def chromium():
+    """A started chromium (Playwright's sync API), stopped on exit.
+
+    Playwright's sync API runs an event loop in this thread; while it does, the ORM
+    calls the tests make (fixtures, answer keys, final checks) would raise
+    SynchronousOnlyOperation, so they are allowed meanwhile. They also use database
+    connections of their own: Django keeps a thread's connections per context, and the
+    running loop is another one. Those are closed here, before the loop stops; left
+    open, the test database could not be dropped at the end of the run ("being
+    accessed by other users" on PostgreSQL).
+    """
+    from django.db import connections
+    from playwright.sync_api import sync_playwright
+
+    previous = os.environ.get(ASYNC_UNSAFE)
+    os.environ[ASYNC_UNSAFE] = "true"
+    playwright = sync_playwright().start()
+    try:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+    finally:
+        connections.close_all()
+        playwright.stop()
+        if previous is None:
+            os.environ.pop(ASYNC_UNSAFE, None)
+        else:
+            os.environ[ASYNC_UNSAFE] = previous
 
 
 def admin_login(page, username: str, language: str, next_path: str | None = None) -> None:

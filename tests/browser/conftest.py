@@ -9,7 +9,6 @@ watched, and a test fails (at teardown) if one of them failed or answered
 with an error status, e.g. a stylesheet or a font that did not load.
 """
 
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +19,7 @@ from django.core.management import call_command
 from quizzes.models import Course, Question
 from quizzes.roles import CONTENT_EDITORS, staff_groups_ensure
 from quizzes.services import enrollment_create
-from tests.browser import BROWSER_MISSING, CHROMIUM, CHROMIUM_ARGS
+from tests.browser import BROWSER_MISSING, chromium
 from tests.conftest import FIXTURE_FILES, SEEDS_DIR
 from tests.factories import DEFAULT_PASSWORD, UserFactory
 
@@ -29,7 +28,6 @@ PROJECT_DIR = BROWSER_DIR.parent.parent
 SCREENSHOTS_DIR = PROJECT_DIR / "artifacts" / "screenshots"
 AXE_JS = BROWSER_DIR / "vendor" / "axe.min.js"
 
-ASYNC_UNSAFE = "DJANGO_ALLOW_ASYNC_UNSAFE"
 COURSE_SLUG = "memory-efficient-training"
 STUDENT_USERNAME = "browser-student"
 
@@ -49,24 +47,8 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(scope="package")
 def browser():
     """One chromium for the browser tests; stopped after them, so that the rest of the suite runs as usual."""
-    from playwright.sync_api import sync_playwright
-
-    # Playwright's sync API runs an event loop in this thread; while it does, the
-    # ORM calls the tests make (fixtures, answer keys, final checks) would raise
-    # SynchronousOnlyOperation.
-    previous = os.environ.get(ASYNC_UNSAFE)
-    os.environ[ASYNC_UNSAFE] = "true"
-    playwright = sync_playwright().start()
-    try:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-    finally:
-        playwright.stop()
-        if previous is None:
-            os.environ.pop(ASYNC_UNSAFE, None)
-        else:
-            os.environ[ASYNC_UNSAFE] = previous
+    with chromium() as started:
+        yield started
 
 
 @dataclass
