@@ -129,14 +129,11 @@ _prepared_on: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _prepares(db) -> bool:
-    """Whether statements are prepared: PostgreSQL with client-side binding (Django's default;
-    with server-side binding psycopg prepares by itself), unless turned off in the settings
+    """Whether statements are prepared: where a message may hold several statements
+    (``_many_per_message``: the PREPARE travels with the first EXECUTE; with server-side
+    binding psycopg prepares by itself), unless turned off in the settings
     (``QUIZZES_PREPARED_STATEMENTS``: off behind a pooler in transaction mode)."""
-    return (
-        db.vendor == "postgresql"
-        and settings.QUIZZES_PREPARED_STATEMENTS
-        and not db.settings_dict["OPTIONS"].get("server_side_binding")
-    )
+    return _many_per_message(db) and settings.QUIZZES_PREPARED_STATEMENTS
 
 
 @cache

@@ -6,7 +6,6 @@ text and booleans as integers).
 """
 
 import pytest
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import DataError, IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
@@ -401,7 +400,6 @@ def test_an_attempt_a_unique_constraint_refuses_is_not_written(in_one_message, s
 def test_with_server_side_binding_a_transactions_reads_go_one_by_one(student, quiz, monkeypatch):
     # A prepared statement holds one command: several statements may not share a message.
     monkeypatch.setitem(connection.settings_dict["OPTIONS"], "server_side_binding", True)
-    monkeypatch.setattr(settings, "QUIZZES_PREPARED_STATEMENTS", False)
     with CaptureQueriesContext(connection) as queries, transaction.atomic():
         enrolled, _attempts, _count = rows.start_reads(user_id=student.pk, course_id=quiz.course_id, quiz_id=quiz.pk)
     assert enrolled is True
