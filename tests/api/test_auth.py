@@ -168,13 +168,29 @@ def test_bad_token_is_401_everywhere(anon, attempt, name, header):
     assert snapshot() == before
 
 
-def test_token_of_inactive_user_is_refused(student):
+@pytest.mark.parametrize("name", list(ENDPOINTS))
+@pytest.mark.parametrize(
+    "failure, detail", [("user deactivated", "User inactive or deleted."), ("token deleted", "Invalid token.")]
+)
+def test_a_token_that_worked_is_401_everywhere_once_it_fails(student, attempt, name, failure, detail):
+    method, url = ENDPOINTS[name]
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=student).key}")
-    student.is_active = False
-    student.save()
+    token = Token.objects.create(user=student)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    assert client.get(QUIZZES_URL).status_code == 200
+    if failure == "token deleted":
+        token.delete()
+    else:
+        student.is_active = False
+        student.save()
+    before = snapshot()
 
-    assert_error(client.get(QUIZZES_URL), 401, "authentication_failed")
+    response = getattr(client, method)(url(attempt), body_for(name, attempt), format="json")
+
+    assert_error(response, 401, "authentication_failed")
+    assert response.json()["detail"] == detail
+    assert response["WWW-Authenticate"] == "Token"
+    assert snapshot() == before
 
 
 # Session authentication ------------------------------------------------------------
