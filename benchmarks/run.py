@@ -9,11 +9,17 @@
    cache, sessions and throttles, throttles raised out of reach),
    ``BENCH_WORKERS`` workers of ``BENCH_THREADS`` threads, and the ceiling view
    mounted (``LMS_BENCH_CEILING``).
-3. wrk (benchmarks/wrk.lua) for ``BENCH_DURATION`` seconds per workload with
-   ``BENCH_CONNECTIONS`` connections: the ceiling, the question page, the
-   dashboard, the answer through the form and through the API, the ceiling
-   again. The run is discarded (exit 2) when the two ceilings differ by more
-   than 10%. New Answer rows must match the acknowledged submissions.
+3. wrk (benchmarks/wrk.lua) with ``BENCH_CONNECTIONS`` connections on the
+   question page, the dashboard, the answer through the form and through the
+   API, each for ``BENCH_DURATION`` seconds against as many of the ceiling,
+   interleaved in ``BENCH_SLICES`` slices (ceiling, workload, ceiling, ...,
+   workload, ceiling): this machine's speed moves by up to 30% within a
+   minute, and a ratio of two figures measured a minute apart moved with it.
+   The ceiling before a workload is that of the slices up to the workload's
+   middle, the ceiling after it that of the slices after; a workload is
+   measured again when they differ by more than 10%, and the run is discarded
+   (exit 2) when they still do. New Answer rows must match the acknowledged
+   submissions.
 4. The burst (benchmarks/burst.py) and the two-server check (a second
    gunicorn on the next port).
 5. One table, PASS/FAIL per target, and the figures as JSON in
@@ -51,6 +57,7 @@ PORT = int(os.environ.get("BENCH_PORT", "18400"))
 WORKERS = int(os.environ.get("BENCH_WORKERS", "4"))
 THREADS = int(os.environ.get("BENCH_THREADS", "2"))
 DURATION = int(os.environ.get("BENCH_DURATION", "10"))
+SLICES = int(os.environ.get("BENCH_SLICES", "5"))
 CONNECTIONS = int(os.environ.get("BENCH_CONNECTIONS", "16"))
 WRK_THREADS = int(os.environ.get("BENCH_WRK_THREADS", "2"))
 STUDENTS = {
@@ -77,7 +84,7 @@ BURST_P95_LIMIT_MS = 250.0
 # fresh answers), up to CEILING_RETRIES times, and the run is discarded if it still differs.
 # Every measurement, the ones measured again included, is kept in the JSON.
 CEILING_RETRIES = int(os.environ.get("BENCH_CEILING_RETRIES", "2"))
-CEILING_LABEL = "ceiling (1 SELECT + 1 INSERT)"
+QUANTILES = 1000  # wrk.lua prints the latency at every 0.1%
 WORKLOADS = [
     ("page", "question page (GET)"),
     ("dashboard", "dashboard (GET)"),
@@ -342,22 +349,18 @@ def main() -> int:
     try:
         wrk(wrk_path, "page", 3)  # warm-up: connections, caches, imports
         wrk(wrk_path, "ceiling", 2)
-        results.append(measure(wrk_path, server, "ceiling", CEILING_LABEL))
         for mode, label in WORKLOADS:
             skip = [0] * WRK_THREADS  # the answers' pairs used by earlier tries
             for attempt in range(1 + CEILING_RETRIES):
-                before = results[-1]
                 rows_before = answer_rows(students[f"{mode}_attempts"]) if mode in ("web", "api") else 0
-                result = measure(wrk_path, server, mode, label, skip)
-                after = measure(wrk_path, server, "ceiling", "ceiling again")
+                before, result, after = measure(wrk_path, server, mode, label, skip)
                 moved = drift((before["rps"], after["rps"]))
                 if moved <= CEILING_TOLERANCE or attempt == CEILING_RETRIES:
                     break
                 print(f"   the ceiling moved by {moved:.1%} around it: measured again", flush=True)
                 measured_again.append({**result, "ceiling_around": [before["rps"], after["rps"]]})
-                results.append(after)  # the next try's ceiling before
                 skip = [used + thread["issued"] for used, thread in zip(skip, result["threads"], strict=True)]
-            results += [result, after]
+            results += [before, result, after]
             if mode in ("web", "api"):
                 checks[mode] = answer_check(mode, result, students[f"{mode}_attempts"], rows_before)
         step(f"burst: {STUDENTS['burst']} students within {BURST_SPREAD:.0f} s, 8 answers each")
@@ -375,23 +378,84 @@ def main() -> int:
     return report(results, checks, burst_figures, two_figures, measured_again, time.monotonic() - started)
 
 
-def measure(wrk_path: str, server, mode: str, label: str, skip: list[int] | None = None) -> dict:
-    """One workload for DURATION seconds: wrk's figures and the CPU per request."""
-    before = cpu_snapshot(server)
-    result = wrk(wrk_path, mode, DURATION, skip)
-    after = cpu_snapshot(server)
-    result["label"] = label
-    # CPU per request: what the capacity model in docs/scaling.md is built from.
-    for part in ("app", "db"):
-        used = cpu_used(before[part], after[part])
-        result[f"{part}_cpu_ms"] = round(used * 1000 / max(result["requests"], 1), 2)
-    print(
-        f"   {label:<32} {result['rps']:>8.1f} req/s  p50 {result['p50_ms']:>6.1f} ms  "
-        f"p99 {result['p99_ms']:>6.1f} ms  CPU per request: app {result['app_cpu_ms']} ms, "
-        f"PostgreSQL {result['db_cpu_ms']} ms",
-        flush=True,
+def measure(wrk_path: str, server, mode: str, label: str, skip: list[int] | None = None) -> tuple[dict, dict, dict]:
+    """A workload and the ceiling, DURATION seconds each, interleaved in SLICES slices (ceiling
+    first and last): the ceiling up to the workload's middle slice, the workload, the ceiling after."""
+    seconds = max(1, round(DURATION / SLICES))
+    skip = list(skip or [0] * WRK_THREADS)
+    ceilings, slices = [], []
+    for _ in range(SLICES):
+        ceilings.append(_slice(wrk_path, server, "ceiling", seconds))
+        slices.append(_slice(wrk_path, server, mode, seconds, skip))
+        skip = [used + thread["issued"] for used, thread in zip(skip, slices[-1]["threads"], strict=True)]
+    ceilings.append(_slice(wrk_path, server, "ceiling", seconds))
+    middle = (SLICES + 1) // 2
+    measured = (
+        combine(ceilings[:middle], f"ceiling before ({mode})"),
+        combine(slices, label),
+        combine(ceilings[middle:], f"ceiling after ({mode})"),
     )
+    for result in measured:
+        print(
+            f"   {result['label']:<32} {result['rps']:>8.1f} req/s  p50 {result['p50_ms']:>6.1f} ms  "
+            f"p99 {result['p99_ms']:>6.1f} ms  CPU per request: app {result['app_cpu_ms']} ms, "
+            f"PostgreSQL {result['db_cpu_ms']} ms",
+            flush=True,
+        )
+    return measured
+
+
+def _slice(wrk_path: str, server, mode: str, seconds: int, skip: list[int] | None = None) -> dict:
+    before = cpu_snapshot(server)
+    result = wrk(wrk_path, mode, seconds, skip)
+    after = cpu_snapshot(server)
+    result["cpu_s"] = {part: cpu_used(before[part], after[part]) for part in ("app", "db")}
     return result
+
+
+def combine(slices: list[dict], label: str) -> dict:
+    """The figures of wrk runs (slices) as of one run: totals, the rate over their time, the
+    latency percentiles of all their requests (from each one's quantiles, weighted by its
+    requests), and the CPU per request (what the capacity model in docs/scaling.md is built from)."""
+    requests = sum(result["requests"] for result in slices)
+    seconds = sum(result["duration_us"] for result in slices) / 1e6
+    combined = {
+        "mode": slices[0]["mode"],
+        "label": label,
+        "slices_rps": [result["rps"] for result in slices],
+        "requests": requests,
+        "duration_us": round(seconds * 1e6),
+        "rps": round(requests / seconds, 1),
+        "errors": {kind: sum(result["errors"][kind] for result in slices) for kind in slices[0]["errors"]},
+        "threads": [
+            {"tid": tid, "issued": sum(result["threads"][tid]["issued"] for result in slices)}
+            for tid in range(len(slices[0]["threads"]))
+        ],
+    }
+    for key in ("issued", "wraps", "200", "201", "302", "other"):
+        combined[key] = sum(result[key] for result in slices)
+    # Each quantile of a slice stands for 1/QUANTILES of its requests: integer weights (requests),
+    # ranks scaled by QUANTILES, so that no rounding moves a percentile to the next value.
+    latencies = sorted((latency, result["requests"]) for result in slices for latency in result["quantiles_us"])
+    combined["latency_us"] = {
+        f"p{percent}": _percentile(latencies, percent * requests * QUANTILES / 100) for percent in (50, 90, 99)
+    } | {"max": max(result["latency_us"]["max"] for result in slices)}
+    combined["p50_ms"] = round(combined["latency_us"]["p50"] / 1000, 1)
+    combined["p99_ms"] = round(combined["latency_us"]["p99"] / 1000, 1)
+    for part in ("app", "db"):
+        used = sum(result["cpu_s"][part] for result in slices)
+        combined[f"{part}_cpu_ms"] = round(used * 1000 / max(requests, 1), 2)
+    return combined
+
+
+def _percentile(weighted: list[tuple[int, int]], rank: float) -> int:
+    """The first value of sorted (value, weight) pairs whose cumulated weight reaches ``rank``."""
+    total = 0
+    for value, weight in weighted:
+        total += weight
+        if total >= rank:
+            return value
+    return weighted[-1][0] if weighted else 0
 
 
 async def _burst(students, tokens, servers, *, spread):
@@ -579,6 +643,7 @@ def report(results, checks, burst_figures, two_figures, measured_again, elapsed)
             "connections": CONNECTIONS,
             "wrk_threads": WRK_THREADS,
             "duration_s": DURATION,
+            "slices": SLICES,
             "students": STUDENTS,
         },
         "ceiling": {

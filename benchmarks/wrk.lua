@@ -129,6 +129,11 @@ function response(status, headers, body)
 end
 
 function done(summary, latency, requests)
+  -- The latency distribution as 1000 quantiles (0.1%, 0.2% ... 100%): runs.py merges slices with them.
+  local quantiles = {}
+  for step = 1, 1000 do
+    table.insert(quantiles, string.format("%d", latency:percentile(step / 10)))
+  end
   local per_thread = {}
   for _, thread in ipairs(threads) do
     table.insert(per_thread, string.format(
@@ -139,8 +144,8 @@ function done(summary, latency, requests)
   io.write(string.format(
     'BENCH_RESULT {"mode": "%s", "duration_us": %d, "requests": %d, "errors": {"connect": %d, "read": %d, '
       .. '"write": %d, "status": %d, "timeout": %d}, "latency_us": {"p50": %d, "p90": %d, "p99": %d, "max": %d, '
-      .. '"mean": %.1f}, "threads": [%s]}\n',
+      .. '"mean": %.1f}, "quantiles_us": [%s], "threads": [%s]}\n',
     mode, summary.duration, summary.requests, summary.errors.connect, summary.errors.read, summary.errors.write,
     summary.errors.status, summary.errors.timeout, latency:percentile(50), latency:percentile(90),
-    latency:percentile(99), latency.max, latency.mean, table.concat(per_thread, ", ")))
+    latency:percentile(99), latency.max, latency.mean, table.concat(quantiles, ","), table.concat(per_thread, ", ")))
 end
