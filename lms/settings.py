@@ -18,8 +18,7 @@ environment, with defaults that are safe for local development:
   ``X-Forwarded-For`` (1 by default with debug off: the TLS proxy; 0 in debug:
   the client is REMOTE_ADDR). The throttles count per client address.
 - ``DJANGO_API_THROTTLE_USER`` / ``DJANGO_API_THROTTLE_ANON``: API rates per user
-  (token requests per token, a user's one token; session requests per user) and
-  per anonymous address (``600/min``, ``60/min``).
+  and per anonymous address (``600/min``, ``60/min``).
 - ``DJANGO_LOGIN_THROTTLE_USERNAME_FAILURES`` / ``_IP_FAILURES`` / ``_WINDOW``: failed
   logins per username (5) and per address (20) within the window (900 s) before
   logins are refused with 429.

@@ -332,32 +332,16 @@ def _for_update() -> str:
 
 
 @cache
-def _owner_sql(vendor: str, by_token: bool) -> str:
-    """The condition that attempt ``a`` is the student's: their user id (one parameter), or the
-    user of their API token if that user is active (two parameters: the key, True)."""
-    if not by_token:
-        return f"a.{_column(Attempt, 'user_id')} = %s"
-    from rest_framework.authtoken.models import Token
-
-    User = get_user_model()
-    return (
-        f"a.{_column(Attempt, 'user_id')} = (SELECT t.{_column(Token, 'user_id')} FROM {_table(Token)} t "
-        f"JOIN {_table(User)} u ON u.{_column(User, 'id')} = t.{_column(Token, 'user_id')} "
-        f"WHERE t.{_column(Token, 'key')} = %s AND u.{_column(User, 'is_active')} = %s)"
-    )
-
-
-@cache
-def _lock_sql(vendor: str, by_token: bool) -> str:
-    # Only the attempt's row: the token's rows are read by a subquery, which FOR UPDATE does not lock.
+def _lock_sql(vendor: str) -> str:
+    # Only the attempt's row: nothing else is joined, so nothing else is locked.
     return (
         f"SELECT {_select_list(Attempt, 'a', ATTEMPT_NAMES)} FROM {_table(Attempt)} a "
-        f"WHERE a.{_column(Attempt, 'id')} = %s AND {_owner_sql(vendor, by_token)}{_for_update()}"
+        f"WHERE a.{_column(Attempt, 'id')} = %s AND a.{_column(Attempt, 'user_id')} = %s{_for_update()}"
     )
 
 
 @cache
-def _answer_insert_sql(vendor: str, at_position: bool, by_token: bool) -> str:
+def _answer_insert_sql(vendor: str, at_position: bool) -> str:
     # Each column of the new row: a parameter, or a value of the rows it is checked against.
     # The key is read by this statement, so it is the one committed before it started (after the lock).
     values = {
@@ -376,7 +360,7 @@ def _answer_insert_sql(vendor: str, at_position: bool, by_token: bool) -> str:
         f"JOIN {_table(Attempt)} a ON a.{_column(Attempt, 'quiz_id')} = q.{_column(Question, 'quiz_id')} "
         f"WHERE c.{_column(Choice, 'id')} = %s AND c.{_column(Choice, 'question_id')} = %s "
         f"AND c.{_column(Choice, 'is_archived')} = %s AND q.{_column(Question, 'is_archived')} = %s{position} "
-        f"AND a.{_column(Attempt, 'id')} = %s AND {_owner_sql(vendor, by_token)} "
+        f"AND a.{_column(Attempt, 'id')} = %s AND a.{_column(Attempt, 'user_id')} = %s "
         f"AND a.{_column(Attempt, 'state')} = %s "
         f"RETURNING {', '.join(_column(Answer, name) for name in ANSWER_ROW_NAMES)}"
     )
@@ -401,22 +385,11 @@ def _one_message_transaction(statements: list[tuple[str, list]]) -> list[list[tu
 
 
 def answer_write(
-    *,
-    attempt_id: int,
-    user_id: int | None = None,
-    token: str | None = None,
-    question_id: int,
-    choice_id: int,
-    language: str,
-    position: int | None,
+    *, attempt_id: int, user_id: int, question_id: int, choice_id: int, language: str, position: int | None
 ) -> tuple[Attempt | None, Answer | None]:
     """Lock the attempt and INSERT the answer graded with the choice's key, in one transaction.
 
-    The student is ``user_id``, or the active user of the API ``token``: then
-    the token is checked by the lock and the INSERT themselves, with no
-    statement before them (see ``quizzes.api.authentication``).
-
-    Returns the attempt as locked (None if it is not this student's) and the new
+    Returns the attempt as locked (None if it is not this user's) and the new
     answer, or None when nothing was inserted: the attempt is not in progress,
     or the choice is not an open choice of an open question of the attempt's
     quiz (at ``position``, when given). Whether the answer may be recorded is
@@ -429,18 +402,14 @@ def answer_write(
     both travel in one message with BEGIN and COMMIT (``_one_message_transaction``):
     the busiest write, in one round trip instead of four.
     """
-    if (user_id is None) == (token is None):
-        raise TypeError("answer_write() takes user_id or token")
     db = _db()
-    by_token = token is not None
-    owner = [token, True] if by_token else [user_id]
     answered_at = db.ops.adapt_datetimefield_value(timezone.now())
     insert_params = [language, answered_at, choice_id, question_id, False, False]
     insert_params += [position] if position is not None else []
-    insert_params += [attempt_id, *owner, Attempt.State.IN_PROGRESS.value]
+    insert_params += [attempt_id, user_id, Attempt.State.IN_PROGRESS.value]
     statements = [
-        (_lock_sql(db.vendor, by_token), [attempt_id, *owner]),
-        (_answer_insert_sql(db.vendor, position is not None, by_token), insert_params),
+        (_lock_sql(db.vendor), [attempt_id, user_id]),
+        (_answer_insert_sql(db.vendor, position is not None), insert_params),
     ]
     if _in_one_message(db):
         locked, inserted = _one_message_transaction(statements)

@@ -11,7 +11,7 @@ counters shared by all workers (API throttling, login throttling).
 - ``UserRateThrottle``/``AnonRateThrottle``: DRF's, counted with a
   ``WindowCounter`` instead of DRF's read-modify-write history list, which
   concurrent requests on several workers overwrite (and so let through more
-  than the rate); token requests are counted per token.
+  than the rate).
 """
 
 import base64
@@ -157,16 +157,7 @@ class AtomicRateThrottleMixin:
 
 
 class UserRateThrottle(AtomicRateThrottleMixin, throttling.UserRateThrottle):
-    """Per user: a token request is counted by its token (a user has one), a session request by
-    its user. So the answer's token, which its write checks (``quizzes.api.authentication``), is
-    counted without a read before it, in the same window as the token's other requests. The key
-    holds a digest of the token, never the token."""
-
-    def get_cache_key(self, request, view):
-        if isinstance(request.auth, str):  # the key of TokenAuthentication or AnswerTokenAuthentication
-            ident = "token-" + hashlib.sha256(request.auth.encode()).hexdigest()[:32]
-            return self.cache_format % {"scope": self.scope, "ident": ident}
-        return super().get_cache_key(request, view)
+    pass
 
 
 class AnonRateThrottle(AtomicRateThrottleMixin, throttling.AnonRateThrottle):

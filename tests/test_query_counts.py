@@ -49,8 +49,7 @@ QUESTION_BUDGET = 6  # a question page
 # message with their BEGIN and COMMIT: one round trip.
 ANSWER_WRITE = 1 if connection.vendor == "postgresql" else 2
 WEB_ANSWER = 2 + ANSWER_WRITE  # session, user, the attempt's lock and the graded INSERT
-# The token is checked by the lock and the INSERT themselves (quizzes/api/authentication.py): no read before.
-API_ANSWER = ANSWER_WRITE
+API_ANSWER = 1 + ANSWER_WRITE  # token's user, the attempt's lock and the graded INSERT
 API_ANSWER_RETRY = API_ANSWER + 1  # ... the INSERT refused by the unique constraint, then the recorded answer
 DASHBOARD_BUDGET = 8  # the dashboard and the API's progress
 OTHER_BUDGET = 8  # quiz page, result, resume

@@ -142,43 +142,6 @@ def test_answer_write_locks_only_the_owners_attempt(in_one_message, student, oth
 
 
 @BOTH_WAYS
-def test_answer_write_by_token_matches_only_the_attempts_of_the_tokens_active_user(
-    in_one_message, student, other_student, answered
-):
-    check_way(in_one_message)
-    _finished, in_progress = answered
-    question = Question.objects.get(quiz=in_progress.quiz, position=3)
-    choice = question.choices.first()
-    theirs, mine = Token.objects.create(user=other_student), Token.objects.create(user=student)
-
-    def by_token(key):
-        return rows.answer_write(
-            attempt_id=in_progress.pk,
-            token=key,
-            question_id=question.pk,
-            choice_id=choice.pk,
-            language="en",
-            position=None,
-        )
-
-    assert by_token(theirs.key) == (None, None)
-    assert by_token("0" * 40) == (None, None)
-    get_user_model().objects.filter(pk=student.pk).update(is_active=False)
-    assert by_token(mine.key) == (None, None)
-    assert not Answer.objects.filter(question=question).exists()
-    get_user_model().objects.filter(pk=student.pk).update(is_active=True)
-    attempt, answer = by_token(mine.key)
-    assert fields(attempt) == fields(Attempt.objects.get(pk=in_progress.pk))
-    assert fields(answer) == fields(Answer.objects.get(attempt=in_progress, question=question))
-
-
-def test_answer_write_takes_the_user_or_the_token_not_both(db):
-    for owner in ({}, {"user_id": 1, "token": "k"}):
-        with pytest.raises(TypeError):
-            rows.answer_write(attempt_id=1, question_id=1, choice_id=1, language="en", position=None, **owner)
-
-
-@BOTH_WAYS
 def test_answer_write_grades_with_the_key_and_returns_the_orm_row(in_one_message, student, quiz):
     check_way(in_one_message)
     attempt, _ = attempt_start(user=student, quiz=quiz)

@@ -1,12 +1,10 @@
 """REST API v1: thin views over the same selectors and services as the web pages."""
 
 from django.conf import settings
-from django.core.exceptions import RequestDataTooBig
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
-from rest_framework.authentication import SessionAuthentication
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.exceptions import APIException, NotFound
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -14,7 +12,6 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from quizzes.api.authentication import AnswerTokenAuthentication, UnverifiedToken, verified_user
 from quizzes.api.exceptions import ApiError
 from quizzes.api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
 from quizzes.api.parsers import StrictJSONParser
@@ -92,7 +89,6 @@ class LanguageMixin:
         # Authentication comes first: an anonymous request is a 401 whatever its ?lang=.
         super().initial(request, *args, **kwargs)
         if values and not valid:
-            verified_user(request)
             raise ApiError(
                 UNKNOWN_LANGUAGE % {"language": ",".join(values)[:40], "languages": ", ".join(codes)},
                 code="unknown_language",
@@ -191,9 +187,6 @@ class AttemptDetailView(LanguageMixin, generics.RetrieveAPIView):
 
 
 class AnswerCreateView(LanguageMixin, APIView):
-    # The token is checked by the answer's own transaction (quizzes/api/authentication.py).
-    authentication_classes = (AnswerTokenAuthentication, SessionAuthentication)
-
     @extend_schema(
         request=AnswerRequestSerializer,
         parameters=[LANG_PARAMETER, IDEMPOTENCY_PARAMETER],
@@ -204,28 +197,24 @@ class AnswerCreateView(LanguageMixin, APIView):
             ),
             **errors(400, 401, 403, 404, 409, 413, 415, 422, 429),
         },
-        # Documented as every endpoint's schemes: AnswerTokenAuthentication only checks the token later.
-        auth=[{"tokenAuth": []}, {"cookieAuth": []}],
         summary="Answer a question",
     )
     @idempotent
     def post(self, request, pk):
         try:
             question_id, choice_id = answer_request_ids(request.data)
-        except (APIException, RequestDataTooBig):  # unreadable, too large or invalid body
-            _own_attempt(verified_user(request), pk)  # a bad token is a 401, someone else's attempt a 404
+        except APIException:  # unreadable or invalid body
+            _own_attempt(request.user, pk)  # someone else's attempt is a 404, whatever the body
             raise
-        student = {"token": request.user.key} if isinstance(request.user, UnverifiedToken) else {"user": request.user}
         try:
             answer, created = attempt_answer_submit(
-                **student,
+                user=request.user,
                 attempt_id=pk,
                 question_id=question_id,
                 choice_id=choice_id,
                 language=translation.get_language(),
             )
-        except Attempt.DoesNotExist:  # the service's lock checks the owner (and token): no read before it
-            verified_user(request)  # a bad token is a 401, not a 404
+        except Attempt.DoesNotExist:  # the service's lock checks the owner: no read before it
             raise NotFound from None
         # The feedback (right choice, explanation) from the quiz's content; from the rows for a
         # question archived in the instant since (no longer in the content).

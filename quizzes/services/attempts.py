@@ -80,21 +80,9 @@ def attempt_start(*, user, quiz: Quiz) -> tuple[Attempt, bool]:
 
 
 def attempt_answer_submit(
-    *,
-    user=None,
-    token: str | None = None,
-    attempt_id: int,
-    question_id: int,
-    choice_id: int,
-    language: str,
-    position: int | None = None,
+    *, user, attempt_id: int, question_id: int, choice_id: int, language: str, position: int | None = None
 ) -> tuple[Answer, bool]:
     """Record the answer to one question of ``user``'s attempt; the first answer is final.
-
-    The student is ``user``, or the active user of the API ``token``, which
-    the write itself then checks (``quizzes.api.authentication``): an attempt
-    that is not that user's, an unknown token and an inactive user are all
-    Attempt.DoesNotExist, with nothing written.
 
     Returns the answer and whether it is new: submitting the recorded choice
     again (a double click, a retry) returns the recorded answer; another choice
@@ -117,13 +105,10 @@ def attempt_answer_submit(
     (``quizzes.content_cache``); a second answer to a question is caught by the
     unique constraint.
     """
-    if (user is None) == (token is None):
-        raise TypeError("attempt_answer_submit() takes user or token")
-    owner = {"token": token} if user is None else {"user_id": user.pk}
     try:
         attempt, answer = rows.answer_write(
-            **owner,
             attempt_id=attempt_id,
+            user_id=user.pk,
             question_id=question_id,
             choice_id=choice_id,
             language=language,
@@ -131,14 +116,8 @@ def attempt_answer_submit(
         )
     except IntegrityError:
         # Answered already (by this request's twin, or before); nothing was written.
-        # The INSERT checked the token before the constraint refused it; checked here again all the same.
-        student = (
-            {"attempt__user_id": user.pk}
-            if user is not None
-            else {"attempt__user__auth_token__key": token, "attempt__user__is_active": True}
-        )
         recorded = Answer.objects.select_related("attempt").filter(
-            attempt_id=attempt_id, question_id=question_id, **student
+            attempt_id=attempt_id, attempt__user_id=user.pk, question_id=question_id
         )
         existing = recorded.first()
         if existing is None:
