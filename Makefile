@@ -7,7 +7,7 @@ PORT ?= 8000
 # make run is for development: debug on, embedded SQLite unless DATABASE_URL says otherwise.
 DEV_ENV := DJANGO_DEBUG=1
 
-.PHONY: run test install setup lint fuzz messages clean bench-stats bench
+.PHONY: run test install setup lint fuzz messages clean bench-stats bench bench-ab
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -55,6 +55,13 @@ BENCH_WORKERS ?= 4
 BENCH_THREADS ?= 2
 BENCH_CONNECTIONS ?= 16
 BENCH_DURATION ?= 10
+# A change against a revision under load: both served at once, alternating 2-s slices
+# (benchmarks/ab.py). make bench-ab REV=main MODE=api
+REV ?= HEAD
+MODE ?= api
+bench-ab: install
+	$(PY) -m benchmarks.ab $(REV) $(MODE)
+
 bench: install
 	BENCH_WORKERS=$(BENCH_WORKERS) BENCH_THREADS=$(BENCH_THREADS) BENCH_CONNECTIONS=$(BENCH_CONNECTIONS) \
 	BENCH_DURATION=$(BENCH_DURATION) $(PY) -m benchmarks.run

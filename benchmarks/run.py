@@ -170,7 +170,7 @@ def redis_flush() -> None:
     redis.Redis.from_url(REDIS_URL).flushdb()
 
 
-def start_server(port: int, env: dict) -> subprocess.Popen:
+def start_server(port: int, env: dict, cwd: Path = PROJECT) -> subprocess.Popen:
     log = open(WORK / f"gunicorn-{port}.log", "w")
     process = subprocess.Popen(
         [
@@ -192,7 +192,7 @@ def start_server(port: int, env: dict) -> subprocess.Popen:
             "--log-level",
             "warning",
         ],
-        cwd=PROJECT,
+        cwd=cwd,
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -223,7 +223,7 @@ def stop_server(process: subprocess.Popen) -> None:
             os.killpg(process.pid, signal.SIGKILL)
 
 
-def wrk(wrk_path: str, mode: str, duration: int, skip: list[int] | None = None) -> dict:
+def wrk(wrk_path: str, mode: str, duration: int, skip: list[int] | None = None, port: int = PORT) -> dict:
     env = dict(os.environ, BENCH_MODE=mode, BENCH_DATA=str(WORK), BENCH_WRK_THREADS=str(WRK_THREADS))
     if skip:
         env["BENCH_SKIP"] = ",".join(str(count) for count in skip)
@@ -240,7 +240,7 @@ def wrk(wrk_path: str, mode: str, duration: int, skip: list[int] | None = None) 
             "10s",
             "-s",
             str(PROJECT / "benchmarks" / "wrk.lua"),
-            f"http://127.0.0.1:{PORT}",
+            f"http://127.0.0.1:{port}",
         ],
         env=env,
         check=True,
@@ -321,14 +321,8 @@ def answer_check(mode: str, result: dict, attempt_ids: list[int], rows_before: i
     return check
 
 
-def main() -> int:
-    # Stopped from outside (kill, Ctrl-C): still stop the servers in the finally blocks.
-    signal.signal(signal.SIGTERM, lambda *_args: sys.exit(143))
-    WORK.mkdir(parents=True, exist_ok=True)
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    started = time.monotonic()
-    wrk_path = ensure_wrk()
-    env = server_env()
+def prepare(env: dict) -> dict:
+    """A fresh database and Redis, the fixtures, the static files and the students (step 1)."""
     step(f"fresh database {dj_database_url.parse(DATABASE_URL)['NAME']}, migrate, fixtures, static files")
     database_recreate()
     redis_flush()
@@ -337,11 +331,22 @@ def main() -> int:
     run(PY, "manage.py", "collectstatic", "--noinput", "-v0", env=env)
     step("students, sessions, tokens, attempts")
     print(run(PY, "-m", "benchmarks.setup_data", str(WORK), json.dumps(STUDENTS), env=env).strip())
-    students = json.loads((WORK / "students.json").read_text())
     # What autovacuum would do to the freshly loaded tables within the first minute, done now:
     # otherwise it runs during the first measurements, on the same cores.
     with db() as connection:
         connection.execute("VACUUM ANALYZE")
+    return json.loads((WORK / "students.json").read_text())
+
+
+def main() -> int:
+    # Stopped from outside (kill, Ctrl-C): still stop the servers in the finally blocks.
+    signal.signal(signal.SIGTERM, lambda *_args: sys.exit(143))
+    WORK.mkdir(parents=True, exist_ok=True)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    wrk_path = ensure_wrk()
+    env = server_env()
+    students = prepare(env)
 
     step(f"gunicorn: {WORKERS} workers x {THREADS} threads on 127.0.0.1:{PORT}; wrk -t{WRK_THREADS} -c{CONNECTIONS}")
     server = start_server(PORT, env)
@@ -385,10 +390,10 @@ def measure(wrk_path: str, server, mode: str, label: str, skip: list[int] | None
     skip = list(skip or [0] * WRK_THREADS)
     ceilings, slices = [], []
     for _ in range(SLICES):
-        ceilings.append(_slice(wrk_path, server, "ceiling", seconds))
-        slices.append(_slice(wrk_path, server, mode, seconds, skip))
+        ceilings.append(wrk_slice(wrk_path, server, "ceiling", seconds))
+        slices.append(wrk_slice(wrk_path, server, mode, seconds, skip))
         skip = [used + thread["issued"] for used, thread in zip(skip, slices[-1]["threads"], strict=True)]
-    ceilings.append(_slice(wrk_path, server, "ceiling", seconds))
+    ceilings.append(wrk_slice(wrk_path, server, "ceiling", seconds))
     middle = (SLICES + 1) // 2
     measured = (
         combine(ceilings[:middle], f"ceiling before ({mode})"),
@@ -405,9 +410,9 @@ def measure(wrk_path: str, server, mode: str, label: str, skip: list[int] | None
     return measured
 
 
-def _slice(wrk_path: str, server, mode: str, seconds: int, skip: list[int] | None = None) -> dict:
+def wrk_slice(wrk_path: str, server, mode: str, seconds: int, skip: list[int] | None = None, port: int = PORT) -> dict:
     before = cpu_snapshot(server)
-    result = wrk(wrk_path, mode, seconds, skip)
+    result = wrk(wrk_path, mode, seconds, skip, port)
     after = cpu_snapshot(server)
     result["cpu_s"] = {part: cpu_used(before[part], after[part]) for part in ("app", "db")}
     return result
