@@ -67,7 +67,7 @@ def compare(wrk_path: str, servers: dict, mode: str) -> None:
             process, port = servers[name]
             slices[name]["ceiling"].append(bench.wrk_slice(wrk_path, process, "ceiling", SLICE_SECONDS, port=port))
             result = bench.wrk_slice(wrk_path, process, mode, SLICE_SECONDS, skip, port=port)
-            skip = [used + thread["issued"] for used, thread in zip(skip, result["threads"], strict=True)]
+            skip = bench.skip_past(skip, result)
             if result["wraps"]:
                 print("   the fresh answer pairs ran out: answers repeat from here on (fewer rounds)", flush=True)
             slices[name][mode].append(result)

@@ -364,7 +364,7 @@ def main() -> int:
                     break
                 print(f"   the ceiling moved by {moved:.1%} around it: measured again", flush=True)
                 measured_again.append({**result, "ceiling_around": [before["rps"], after["rps"]]})
-                skip = [used + thread["issued"] for used, thread in zip(skip, result["threads"], strict=True)]
+                skip = skip_past(skip, result)
             results += [before, result, after]
             if mode in ("web", "api"):
                 checks[mode] = answer_check(mode, result, students[f"{mode}_attempts"], rows_before)
@@ -392,7 +392,7 @@ def measure(wrk_path: str, server, mode: str, label: str, skip: list[int] | None
     for _ in range(SLICES):
         ceilings.append(wrk_slice(wrk_path, server, "ceiling", seconds))
         slices.append(wrk_slice(wrk_path, server, mode, seconds, skip))
-        skip = [used + thread["issued"] for used, thread in zip(skip, slices[-1]["threads"], strict=True)]
+        skip = skip_past(skip, slices[-1])
     ceilings.append(wrk_slice(wrk_path, server, "ceiling", seconds))
     middle = (SLICES + 1) // 2
     measured = (
@@ -408,6 +408,12 @@ def measure(wrk_path: str, server, mode: str, label: str, skip: list[int] | None
             flush=True,
         )
     return measured
+
+
+def skip_past(skip: list[int], result: dict) -> list[int]:
+    """Each wrk thread's answer pairs used so far, ``result``'s included: the next run starts past
+    them (``BENCH_SKIP``), so that no (attempt, question) is answered twice."""
+    return [used + thread["issued"] for used, thread in zip(skip, result["threads"], strict=True)]
 
 
 def wrk_slice(wrk_path: str, server, mode: str, seconds: int, skip: list[int] | None = None, port: int = PORT) -> dict:
