@@ -37,23 +37,23 @@ class ReusedClientRedisCache(RedisCache):
 
     _window_script = None
 
-    def incr_in_window(self, key: str, window: int, *, start_key: str, start) -> int:
-        """Count one event under ``key``, which is created (expiring in ``window`` seconds)
-        by its first event, with ``start_key`` set to ``start`` then; the count so far.
-        One command (``_WINDOW_COUNT``), the first event of a window included."""
+    def incr_in_window(self, key: str, window: int, *, start_key: str, start, amount: int = 1) -> int:
+        """Count ``amount`` events under ``key``, which is created (expiring in ``window``
+        seconds) by its first events, with ``start_key`` set to ``start`` then; the count so
+        far. One command (``_WINDOW_COUNT``), the first events of a window included."""
         key, start_key = self.make_and_validate_key(key), self.make_and_validate_key(start_key)
         client = self._cache.get_client(key, write=True)
         if self._window_script is None:
             self._window_script = client.register_script(_WINDOW_COUNT)
         # EVALSHA; the script is sent once more only if Redis lost it (a restart, SCRIPT FLUSH).
         start = self._cache._serializer.dumps(start)
-        return int(self._window_script(keys=[key, start_key], args=[window, start], client=client))
+        return int(self._window_script(keys=[key, start_key], args=[window, start, amount], client=client))
 
 
 # Runs atomically in Redis: no other command comes between its INCR and the expiry it sets.
 _WINDOW_COUNT = """
-local count = redis.call("INCR", KEYS[1])
-if count == 1 then
+local count = redis.call("INCRBY", KEYS[1], ARGV[3])
+if count == tonumber(ARGV[3]) then
     redis.call("EXPIRE", KEYS[1], ARGV[1])
     redis.call("SET", KEYS[2], ARGV[2], "EX", ARGV[1])
 end

@@ -19,6 +19,9 @@ environment, with defaults that are safe for local development:
   the client is REMOTE_ADDR). The throttles count per client address.
 - ``DJANGO_API_THROTTLE_USER`` / ``DJANGO_API_THROTTLE_ANON``: API rates per user
   and per anonymous address (``600/min``, ``60/min``).
+- ``DJANGO_API_THROTTLE_LOCAL_SHARE``: the share of a rate each worker process may
+  let through before counting it in the cache (``0.01``; ``0``: every request is
+  counted at once). See quizzes/security.py, ``UnsentCounts``.
 - ``DJANGO_LOGIN_THROTTLE_USERNAME_FAILURES`` / ``_IP_FAILURES`` / ``_WINDOW``: failed
   logins per username (5) and per address (20) within the window (900 s) before
   logins are refused with 429.
@@ -219,6 +222,9 @@ REST_FRAMEWORK = {
     # (whatever a client put before it). 0 (debug): REMOTE_ADDR.
     "NUM_PROXIES": int(os.environ.get("DJANGO_NUM_PROXIES", "0" if DEBUG else "1")),
 }
+# Far below its rate, a client's API requests are counted in the worker and sent to the
+# shared count in batches: each worker may exceed a rate by this share of it (quizzes/security.py).
+API_THROTTLE_LOCAL_SHARE = float(os.environ.get("DJANGO_API_THROTTLE_LOCAL_SHARE", "0.01"))
 SPECTACULAR_SETTINGS = {
     "TITLE": "Quizzes API",
     "DESCRIPTION": (

@@ -11,12 +11,14 @@ counters shared by all workers (API throttling, login throttling).
 - ``UserRateThrottle``/``AnonRateThrottle``: DRF's, counted with a
   ``WindowCounter`` instead of DRF's read-modify-write history list, which
   concurrent requests on several workers overwrite (and so let through more
-  than the rate).
+  than the rate). Far below its rate, a client's requests are counted in the
+  worker first and sent to the shared count in batches (``UnsentCounts``).
 """
 
 import base64
 import hashlib
 import re
+import threading
 import time
 from functools import wraps
 
@@ -102,21 +104,21 @@ class WindowCounter:
     def _keys(self, key: str) -> tuple[str, str]:
         return f"{self.prefix}:{key}:n", f"{self.prefix}:{key}:t"
 
-    def incr(self, key: str) -> int:
-        """Count one event; the count in the window so far, this one included."""
+    def incr(self, key: str, amount: int = 1) -> int:
+        """Count ``amount`` events; the count in the window so far, these included."""
         count_key, start_key = self._keys(key)
         incr_in_window = getattr(self.cache, "incr_in_window", None)  # Redis (lms/redis_cache.py): one round trip
         if incr_in_window is not None:
-            return incr_in_window(count_key, self.window, start_key=start_key, start=time.time())
-        if self.cache.add(count_key, 1, timeout=self.window):
+            return incr_in_window(count_key, self.window, start_key=start_key, start=time.time(), amount=amount)
+        if self.cache.add(count_key, amount, timeout=self.window):
             self.cache.set(start_key, time.time(), timeout=self.window)
-            return 1
+            return amount
         try:
-            return self.cache.incr(count_key)
+            return self.cache.incr(count_key, amount)
         except ValueError:  # the window ended between add() and incr()
-            self.cache.set(count_key, 1, timeout=self.window)
+            self.cache.set(count_key, amount, timeout=self.window)
             self.cache.set(start_key, time.time(), timeout=self.window)
-            return 1
+            return amount
 
     def count(self, key: str) -> int:
         return self.cache.get(self._keys(key)[0], 0)
@@ -131,11 +133,75 @@ class WindowCounter:
         return max(1, min(self.window, int(remaining + 0.999)))
 
 
+class UnsentCounts:
+    """A worker's share of a rate: requests counted here before the shared count hears of them.
+
+    Counting every API request in Redis costs a round trip per request, and
+    under load that was a seventh of an API answer's cost (``make bench``,
+    docs/scaling.md). A client far below its rate does not need it: each worker
+    may let ``slack`` of a key's requests through unsent, and sends them with
+    the next one, in one command, whose answer (the shared count) decides that
+    request. Near the rate every request is sent: from ``limit - slack`` on, the
+    shared count decides each one, as before.
+
+    So the rate holds to within ``slack - 1`` requests per worker process, across
+    all servers: with 600/min and the default share of 1% (slack 6) and 16
+    workers, at most 80 more in a window, and an abusive client is refused
+    exactly as before. A slack below 2 sends every request. The counts are the
+    worker's own (a dict under a lock): those not sent when the key's window
+    ends here are dropped, as they are when the worker has more than
+    ``MAX_KEYS`` keys with windows still open (a bounded loss, each under slack).
+    """
+
+    MAX_KEYS = 10_000
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._entries: dict[str, list] = {}  # key -> [end of the window here, shared count last seen, unsent]
+
+    def take(self, key: str, window: int, limit: int, slack: int) -> tuple[int, list] | None:
+        """Count one request under ``key``: None if it may pass unsent, else how many to send
+        now (this one and those held back) and the entry for ``seen``."""
+        now = time.time()
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None or entry[0] <= now:
+                if len(self._entries) >= self.MAX_KEYS:
+                    self._sweep(now)
+                entry = self._entries[key] = [now + window, 0, 0]
+            _end, seen, unsent = entry
+            if unsent + 1 < slack and seen + unsent + 1 <= limit - slack:
+                entry[2] = unsent + 1
+                return None
+            entry[2] = 0
+            return unsent + 1, entry
+
+    def seen(self, entry: list, count: int) -> None:
+        """The shared count after a send."""
+        with self._lock:
+            entry[1] = max(entry[1], count)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def _sweep(self, now: float) -> None:
+        for key in [key for key, entry in self._entries.items() if entry[0] <= now]:
+            del self._entries[key]
+        if len(self._entries) >= self.MAX_KEYS:
+            self._entries.clear()
+
+
+# This process's held-back API requests (UnsentCounts), per throttle key.
+unsent_requests = UnsentCounts()
+
+
 class AtomicRateThrottleMixin:
     """DRF's rate semantics (num_requests per duration), counted atomically across workers.
 
     Rates are read from the settings at each request (DRF freezes them at import),
-    so that tests can change them with ``override_settings``.
+    so that tests can change them with ``override_settings``. Each worker holds
+    back up to ``settings.API_THROTTLE_LOCAL_SHARE`` of a rate (``UnsentCounts``).
     """
 
     def get_rate(self):
@@ -149,8 +215,15 @@ class AtomicRateThrottleMixin:
         self.key = self.get_cache_key(request, view)
         if self.key is None:
             return True
+        slack = int(self.num_requests * settings.API_THROTTLE_LOCAL_SHARE)
+        taken = unsent_requests.take(self.key, self.duration, self.num_requests, slack)
+        if taken is None:
+            return True
+        amount, entry = taken
         self.counter = WindowCounter("throttle", self.duration)
-        return self.counter.incr(self.key) <= self.num_requests
+        count = self.counter.incr(self.key, amount)
+        unsent_requests.seen(entry, count)
+        return count <= self.num_requests
 
     def wait(self):
         return self.counter.retry_after(self.key)

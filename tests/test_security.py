@@ -82,6 +82,7 @@ def production_settings(**extra) -> dict:
         "LOGIN_THROTTLE_IP_FAILURES",
         "LOGIN_THROTTLE_WINDOW",
         "REST_FRAMEWORK",
+        "API_THROTTLE_LOCAL_SHARE",
     ]
     code = (
         "import json; from django.conf import settings; "
@@ -151,17 +152,22 @@ def test_production_settings():
         values["LOGIN_THROTTLE_WINDOW"],
     ) == (5, 20, 900)
     assert values["REST_FRAMEWORK"]["DEFAULT_THROTTLE_RATES"] == {"user": "600/min", "anon": "60/min"}
+    assert values["API_THROTTLE_LOCAL_SHARE"] == 0.01
     assert values["REST_FRAMEWORK"]["NUM_PROXIES"] == 1
     assert values["LANGUAGE_COOKIE_SECURE"] is True
 
 
 def test_ssl_redirect_can_be_turned_off_and_rates_set_by_env():
     values = production_settings(
-        DJANGO_SECURE_SSL_REDIRECT="0", DJANGO_API_THROTTLE_USER="10/min", DJANGO_API_THROTTLE_ANON="5/min"
+        DJANGO_SECURE_SSL_REDIRECT="0",
+        DJANGO_API_THROTTLE_USER="10/min",
+        DJANGO_API_THROTTLE_ANON="5/min",
+        DJANGO_API_THROTTLE_LOCAL_SHARE="0",
     )
 
     assert values["SECURE_SSL_REDIRECT"] is False
     assert values["REST_FRAMEWORK"]["DEFAULT_THROTTLE_RATES"] == {"user": "10/min", "anon": "5/min"}
+    assert values["API_THROTTLE_LOCAL_SHARE"] == 0
 
 
 # Behind the TLS-terminating proxy -----------------------------------------------

@@ -20,7 +20,9 @@ from django.utils import translation
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from quizzes import security
 from quizzes.accounts import LoginThrottled, _too_many_failures, login_throttle_check
+from quizzes.security import UnsentCounts, WindowCounter, unsent_requests
 from tests.factories import DEFAULT_PASSWORD, UserFactory
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
@@ -33,8 +35,10 @@ WINDOW = 900
 @pytest.fixture(autouse=True)
 def _fresh_cache():
     cache.clear()
+    unsent_requests.clear()
     yield
     cache.clear()
+    unsent_requests.clear()
 
 
 @pytest.fixture
@@ -325,6 +329,104 @@ def test_anonymous_rate_per_address(api_rates, db):
     assert APIClient(REMOTE_ADDR="10.0.0.2").get("/api/v1/docs/").status_code == 200
 
 
+# API rates counted in the worker first (UnsentCounts) ---------------------------------
+
+
+def shared_count(user) -> int:
+    """The user's API requests as the shared count (the cache) has them."""
+    return WindowCounter("throttle", 60).count(f"throttle_user_{user.pk}")
+
+
+@pytest.fixture
+def alice_api(db):
+    client = APIClient()
+    client.force_authenticate(UserFactory(username="alice"))
+    return client
+
+
+def test_far_below_the_rate_a_worker_sends_its_counts_in_batches(api_rates, settings, alice_api):
+    api_rates(user="100/min", anon="100/min")
+    settings.API_THROTTLE_LOCAL_SHARE = 0.05  # slack 5: four held back, sent with the fifth
+    user = alice_api.handler._force_user
+    counts = []
+    for _ in range(10):
+        assert alice_api.get("/api/v1/progress/").status_code == 200
+        counts.append(shared_count(user))
+
+    assert counts == [0, 0, 0, 0, 5, 5, 5, 5, 5, 10]
+
+
+def test_near_the_rate_every_request_is_counted_and_the_limit_is_exact(api_rates, settings, alice_api):
+    api_rates(user="20/min", anon="100/min")
+    settings.API_THROTTLE_LOCAL_SHARE = 0.25  # slack 5: from the 16th request on, each one is sent
+    user = alice_api.handler._force_user
+    statuses, counts = [], []
+    for _ in range(22):
+        statuses.append(alice_api.get("/api/v1/progress/").status_code)
+        counts.append(shared_count(user))
+
+    assert statuses == [200] * 20 + [429] * 2
+    assert counts == [0, 0, 0, 0, 5, 5, 5, 5, 5, 10, 10, 10, 10, 10, 15, 16, 17, 18, 19, 20, 21, 22]
+
+
+def test_with_no_share_every_request_is_counted_at_once(api_rates, settings, alice_api):
+    api_rates(user="600/min", anon="100/min")
+    settings.API_THROTTLE_LOCAL_SHARE = 0
+    user = alice_api.handler._force_user
+    for number in range(1, 4):
+        alice_api.get("/api/v1/progress/")
+        assert shared_count(user) == number
+
+
+def test_workers_exceed_the_rate_by_less_than_their_slack_each(api_rates, settings, alice_api, monkeypatch):
+    """Three workers (their own UnsentCounts, one shared count) take turns: together they let
+    through at most the rate plus slack - 1 each, and the rate itself whatever the order."""
+    api_rates(user="40/min", anon="100/min")
+    settings.API_THROTTLE_LOCAL_SHARE = 0.1  # slack 4
+    workers = [UnsentCounts() for _ in range(3)]
+    statuses = []
+    for number in range(80):
+        monkeypatch.setattr(security, "unsent_requests", workers[number % 3])
+        statuses.append(alice_api.get("/api/v1/progress/").status_code)
+
+    served = statuses.count(200)
+    assert 40 <= served <= 40 + 3 * (4 - 1), statuses
+    assert statuses.count(429) == 80 - served
+    assert statuses[-9:] == [429] * 9  # once each worker has seen the count past the rate
+
+
+def test_held_back_counts_end_with_the_window(api_rates, settings, alice_api, clock):
+    api_rates(user="100/min", anon="100/min")
+    settings.API_THROTTLE_LOCAL_SHARE = 0.05  # slack 5
+    user = alice_api.handler._force_user
+    for _ in range(3):
+        alice_api.get("/api/v1/progress/")
+    clock.advance(61)
+    for _ in range(4):
+        alice_api.get("/api/v1/progress/")
+    assert shared_count(user) == 0
+    alice_api.get("/api/v1/progress/")
+
+    assert shared_count(user) == 5  # the new window's five, not the old window's three too
+
+
+def test_unsent_counts_keep_a_bounded_number_of_keys(clock):
+    counts = UnsentCounts()
+    counts.MAX_KEYS = 3
+    for key in "abc":
+        assert counts.take(key, window=60, limit=100, slack=5) is None
+    clock.advance(30)
+    assert counts.take("d", window=10, limit=100, slack=5) is None  # full, none ended: all dropped
+    assert set(counts._entries) == {"d"}
+    counts.take("e", window=60, limit=100, slack=5)
+    counts.take("f", window=60, limit=100, slack=5)
+    clock.advance(11)  # d's window ends
+    counts.take("g", window=60, limit=100, slack=5)
+    assert set(counts._entries) == {"e", "f", "g"}
+    amount, _entry = counts.take("e", window=60, limit=100, slack=2)
+    assert amount == 2  # e's held-back request goes with this one
+
+
 # API rates across servers: two gunicorn, two workers each, one Redis -----------------------
 
 REDIS_HOST, REDIS_PORT, REDIS_DB = "127.0.0.1", 6379, 9
@@ -358,8 +460,9 @@ def _request(url: str, token: str | None = None) -> tuple[int, dict, dict]:
 
 
 @pytest.fixture
-def gunicorn_servers(tmp_path):
-    """Two gunicorn servers (two workers each) on one fresh SQLite database and one Redis; a token."""
+def gunicorn_servers(request, tmp_path):
+    """Two gunicorn servers (two workers each) on one fresh SQLite database and one Redis; a token.
+    The share of the rate each worker may hold back is the test's parameter, else the default."""
     if not _redis_reachable():
         pytest.skip(f"needs Redis at {REDIS_HOST}:{REDIS_PORT}")
     prefix = f"test-throttle-{secrets.token_hex(6)}"
@@ -375,6 +478,8 @@ def gunicorn_servers(tmp_path):
         DJANGO_API_THROTTLE_USER=f"{RATE}/min",
         DJANGO_API_THROTTLE_ANON="1000/min",
     )
+    if hasattr(request, "param"):
+        env["DJANGO_API_THROTTLE_LOCAL_SHARE"] = request.param
     manage = [sys.executable, "manage.py"]
     subprocess.run([*manage, "migrate", "--noinput", "-v0"], cwd=PROJECT_DIR, env=env, check=True, timeout=60)
     create_token = (
@@ -445,13 +550,26 @@ def test_user_rate_holds_across_servers_and_workers(gunicorn_servers):
     assert _request(f"{urls[1]}/api/v1/progress/", token)[0] == 429
 
 
+@pytest.mark.parametrize("gunicorn_servers", ["0.2"], indirect=True)
+def test_user_rate_holds_within_each_workers_slack_across_servers(gunicorn_servers):
+    """Each of the four workers may hold back a fifth of the rate (slack 2): at most
+    one request each beyond the rate, and never fewer than the rate."""
+    urls, token = gunicorn_servers
+    targets = [f"{urls[number % 2]}/api/v1/progress/" for number in range(RATE + 14)]
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        statuses = [status for status, _headers, _body in pool.map(lambda url: _request(url, token), targets)]
+
+    assert RATE <= statuses.count(200) <= RATE + 4 * (2 - 1), statuses
+    assert statuses.count(429) == len(targets) - statuses.count(200)
+
+
 def test_window_counter_on_redis_counts_atomically_in_one_round_trip():
     """On Redis a count is one command, a Lua script (lms/redis_cache.py), still atomic across
     threads, with the window starting at the first event."""
     if not _redis_reachable():
         pytest.skip(f"needs Redis at {REDIS_HOST}:{REDIS_PORT}")
     from lms.redis_cache import ReusedClientRedisCache
-    from quizzes.security import WindowCounter
 
     shared = ReusedClientRedisCache(
         f"redis://{REDIS_HOST}:{REDIS_PORT}/{REDIS_DB}", {"KEY_PREFIX": f"window-{secrets.token_hex(4)}"}
@@ -477,3 +595,7 @@ def test_window_counter_on_redis_counts_atomically_in_one_round_trip():
     assert sorted(counts) == list(range(4, 204))
     counter.reset("k")
     assert counter.count("k") == 0
+    # Counts held back by a worker arrive together: the first of them opens the window.
+    assert [counter.incr("m", 5), counter.incr("m", 2)] == [5, 7]
+    assert 0 < client.ttl(shared.make_key("test:m:n")) <= 60
+    assert 58 <= counter.retry_after("m") <= 60
