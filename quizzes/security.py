@@ -149,8 +149,9 @@ class UnsentCounts:
     workers, at most 80 more in a window, and an abusive client is refused
     exactly as before. A slack below 2 sends every request. The counts are the
     worker's own (a dict under a lock): those not sent when the key's window
-    ends here are dropped, as they are when the worker has more than
-    ``MAX_KEYS`` keys with windows still open (a bounded loss, each under slack).
+    ends here are dropped, as they are all when the worker holds ``MAX_KEYS``
+    keys and more than half of them have windows still open (a bounded loss,
+    each under slack).
     """
 
     MAX_KEYS = 10_000
@@ -186,9 +187,11 @@ class UnsentCounts:
             self._entries.clear()
 
     def _sweep(self, now: float) -> None:
+        """Drop the keys whose window has ended; all of them if more than half are still open,
+        so that the next sweep is at least MAX_KEYS / 2 new keys away."""
         for key in [key for key, entry in self._entries.items() if entry[0] <= now]:
             del self._entries[key]
-        if len(self._entries) >= self.MAX_KEYS:
+        if len(self._entries) > self.MAX_KEYS // 2:
             self._entries.clear()
 
 

@@ -412,19 +412,24 @@ def test_held_back_counts_end_with_the_window(api_rates, settings, alice_api, cl
 
 def test_unsent_counts_keep_a_bounded_number_of_keys(clock):
     counts = UnsentCounts()
-    counts.MAX_KEYS = 3
-    for key in "abc":
+    counts.MAX_KEYS = 4
+    for key in "abcd":
         assert counts.take(key, window=60, limit=100, slack=5) is None
     clock.advance(30)
-    assert counts.take("d", window=10, limit=100, slack=5) is None  # full, none ended: all dropped
-    assert set(counts._entries) == {"d"}
-    counts.take("e", window=60, limit=100, slack=5)
-    counts.take("f", window=60, limit=100, slack=5)
-    clock.advance(11)  # d's window ends
-    counts.take("g", window=60, limit=100, slack=5)
-    assert set(counts._entries) == {"e", "f", "g"}
-    amount, _entry = counts.take("e", window=60, limit=100, slack=2)
-    assert amount == 2  # e's held-back request goes with this one
+    assert counts.take("e", window=10, limit=100, slack=5) is None  # full, none ended: all dropped
+    assert set(counts._entries) == {"e"}
+    for key in "fgh":
+        counts.take(key, window=60, limit=100, slack=5)
+    clock.advance(11)  # e ends, but f, g and h are more than half of 4: all dropped
+    counts.take("i", window=60, limit=100, slack=5)
+    assert set(counts._entries) == {"i"}
+    for key in "jkl":
+        counts.take(key, window=5, limit=100, slack=5)
+    clock.advance(6)  # j, k and l end: i alone is left, and kept
+    counts.take("m", window=60, limit=100, slack=5)
+    assert set(counts._entries) == {"i", "m"}
+    amount, _entry = counts.take("i", window=60, limit=100, slack=2)
+    assert amount == 2  # i's held-back request goes with this one
 
 
 # API rates across servers: two gunicorn, two workers each, one Redis -----------------------
