@@ -326,6 +326,29 @@ def attempt_with_answers(*, attempt_id: int, user_id: int) -> tuple[Attempt, dic
     return attempt, answers
 
 
+@cache
+def _recorded_answer_sql(vendor: str) -> str:
+    return (
+        f"SELECT {_select_list(Attempt, 'a', ATTEMPT_NAMES)}, {_select_list(Answer, 'r', ANSWER_ROW_NAMES)} "
+        f"FROM {_table(Answer)} r "
+        f"JOIN {_table(Attempt)} a ON a.{_column(Attempt, 'id')} = r.{_column(Answer, 'attempt_id')} "
+        f"WHERE r.{_column(Answer, 'attempt_id')} = %s AND a.{_column(Attempt, 'user_id')} = %s "
+        f"AND r.{_column(Answer, 'question_id')} = %s"
+    )
+
+
+def recorded_answer(*, attempt_id: int, user_id: int, question_id: int) -> Answer | None:
+    """The answer recorded to this question in this user's attempt, with its ``attempt``, or None.
+    What a retry reads after its INSERT met the unique constraint."""
+    rows = _fetchall(_recorded_answer_sql(connection.vendor), [attempt_id, user_id, question_id])
+    if not rows:
+        return None
+    width = len(ATTEMPT_NAMES)
+    answer = instance(Answer, ANSWER_ROW_NAMES, rows[0][width:])
+    answer.attempt = instance(Attempt, ATTEMPT_NAMES, rows[0][:width])
+    return answer
+
+
 def _for_update() -> str:
     """Row locks where the database has them (not SQLite, where a write locks the whole file)."""
     return " FOR UPDATE" if connection.features.has_select_for_update else ""

@@ -72,6 +72,19 @@ def test_attempt_with_answers_is_the_orm_rows(student, answered):
     assert rows.attempt_get(attempt_id=first.pk, user_id=student.pk + 1) is None
 
 
+def test_recorded_answer_is_the_orm_row_with_its_attempt(student, other_student, answered):
+    first, second = answered
+    for attempt in (first, second):
+        for answer in Answer.objects.filter(attempt=attempt):
+            found = rows.recorded_answer(attempt_id=attempt.pk, user_id=student.pk, question_id=answer.question_id)
+            assert fields(found) == fields(answer)
+            assert fields(found.attempt) == fields(Attempt.objects.get(pk=attempt.pk))
+    question_id = Answer.objects.filter(attempt=second).get().question_id
+    assert rows.recorded_answer(attempt_id=second.pk, user_id=other_student.pk, question_id=question_id) is None
+    unanswered = second.quiz.questions.exclude(pk=question_id).first()
+    assert rows.recorded_answer(attempt_id=second.pk, user_id=student.pk, question_id=unanswered.pk) is None
+
+
 def test_published_quiz_for_student_is_the_orm_rows(student, outsider, other_student, quiz, answered):
     attempt_start(user=other_student, quiz=quiz)  # someone else's attempt: not theirs
     found, enrolled, attempts = rows.published_quiz_for_student(slug=GC, user_id=student.pk)

@@ -116,10 +116,7 @@ def attempt_answer_submit(
         )
     except IntegrityError:
         # Answered already (by this request's twin, or before); nothing was written.
-        recorded = Answer.objects.select_related("attempt").filter(
-            attempt_id=attempt_id, attempt__user_id=user.pk, question_id=question_id
-        )
-        existing = recorded.first()
+        existing = rows.recorded_answer(attempt_id=attempt_id, user_id=user.pk, question_id=question_id)
         if existing is None:
             raise
         existing.content_question = quiz_content(existing.attempt.quiz_id).question(question_id)
