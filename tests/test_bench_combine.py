@@ -1,6 +1,6 @@
 """make bench's arithmetic: slices of wrk runs combined as one run (benchmarks/run.py)."""
 
-from benchmarks.run import QUANTILES, combine, drift
+from benchmarks.run import P99_LIMIT_MS, QUANTILES, combine, drift, passes
 
 
 def wrk_slice(*, requests: int, seconds: float, latency_ms: float, issued=(0, 0), app_cpu_s=0.0) -> dict:
@@ -64,3 +64,15 @@ def test_cpu_per_request_and_thread_counts_add_up():
 def test_drift_is_relative_to_the_larger_ceiling():
     assert drift((900.0, 1000.0)) == 0.1
     assert drift((1000.0, 900.0)) == 0.1
+
+
+def test_the_p99_limit_and_the_targets_judge_the_workloads_not_the_ceiling():
+    slow = {"mode": "api", "p99_ms": P99_LIMIT_MS + 12, "other": 0}
+    fast = {**slow, "p99_ms": P99_LIMIT_MS - 1}
+    assert passes(fast, 0.61, 0.6)
+    assert not passes(fast, 0.59, 0.6)
+    assert not passes(slow, 0.9, 0.6)
+    assert not passes({**fast, "other": 1}, 0.9, 0.6)
+    ceiling = {"mode": "ceiling", "p99_ms": P99_LIMIT_MS + 12, "other": 0}
+    assert passes(ceiling, 0.8, None)  # a stall of the host, reported, not a failure of the application
+    assert not passes({**ceiling, "other": 3}, 1.0, None)
