@@ -56,7 +56,8 @@ BENCH_THREADS ?= 2
 BENCH_CONNECTIONS ?= 16
 BENCH_DURATION ?= 10
 # A change against a revision under load: both served at once, alternating 2-s slices
-# (benchmarks/ab.py). make bench-ab REV=main MODE=api
+# (benchmarks/ab.py). make bench-ab REV=main MODE=api; a setting against the default:
+# make bench-ab REV=HEAD MODE=api BENCH_AB_REV_ENV=DJANGO_API_THROTTLE_LOCAL_SHARE=0
 REV ?= HEAD
 MODE ?= api
 bench-ab: install

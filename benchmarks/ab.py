@@ -12,9 +12,14 @@ server, the ratio to its own ceiling and the CPU per request so far, the
 slices of both pooled as in make bench (``combine``). ``BENCH_AB_ROUNDS``
 rounds (default 8). The revision's dependencies must be the working tree's
 (one virtualenv serves both).
+
+``BENCH_AB_REV_ENV="NAME=value ..."`` adds settings to the revision's server
+only: with ``REV=HEAD``, a setting measured against the default, e.g.
+``make bench-ab REV=HEAD MODE=api BENCH_AB_REV_ENV=DJANGO_API_THROTTLE_LOCAL_SHARE=0``.
 """
 
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -46,13 +51,25 @@ def main(argv: list[str]) -> int:
             # The revision's pages need its own static files' manifest.
             subprocess.run([bench.PY, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=tree, env=env, check=True)
             servers["working tree"] = (bench.start_server(bench.PORT, env), bench.PORT)
-            servers[revision] = (bench.start_server(bench.PORT + 1, env, cwd=tree), bench.PORT + 1)
+            revision_env = {**env, **extra_env(os.environ.get("BENCH_AB_REV_ENV", ""))}
+            servers[revision] = (bench.start_server(bench.PORT + 1, revision_env, cwd=tree), bench.PORT + 1)
             compare(wrk_path, servers, mode)
         finally:
             for process, _port in servers.values():
                 bench.stop_server(process)
             subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=bench.PROJECT, check=False)
     return 0
+
+
+def extra_env(text: str) -> dict[str, str]:
+    """``NAME=value`` words (shell quoting) as a dict; anything else is refused."""
+    found = {}
+    for word in shlex.split(text):
+        name, sep, value = word.partition("=")
+        if not sep or not name.isidentifier():
+            sys.exit(f"BENCH_AB_REV_ENV: expected NAME=value words, got {word!r}")
+        found[name] = value
+    return found
 
 
 def compare(wrk_path: str, servers: dict, mode: str) -> None:

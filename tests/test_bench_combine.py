@@ -1,5 +1,8 @@
 """make bench's arithmetic: slices of wrk runs combined as one run (benchmarks/run.py)."""
 
+import pytest
+
+from benchmarks.ab import extra_env
 from benchmarks.run import P99_LIMIT_MS, QUANTILES, combine, drift, passes
 
 
@@ -76,3 +79,13 @@ def test_the_p99_limit_and_the_targets_judge_the_workloads_not_the_ceiling():
     ceiling = {"mode": "ceiling", "p99_ms": P99_LIMIT_MS + 12, "other": 0}
     assert passes(ceiling, 0.8, None)  # a stall of the host, reported, not a failure of the application
     assert not passes({**ceiling, "other": 3}, 1.0, None)
+
+
+def test_bench_ab_reads_the_revisions_extra_settings():
+    assert extra_env("") == {}
+    assert extra_env("DJANGO_API_THROTTLE_LOCAL_SHARE=0 NOTE='a b'") == {
+        "DJANGO_API_THROTTLE_LOCAL_SHARE": "0",
+        "NOTE": "a b",
+    }
+    with pytest.raises(SystemExit):
+        extra_env("no-equals-sign")
