@@ -6,7 +6,8 @@
    (benchmarks/setup_data.py). The Redis database of ``BENCH_REDIS_URL`` is
    emptied.
 2. gunicorn with production settings (debug off, a secret key, Redis for the
-   cache, sessions and throttles, throttles raised out of reach),
+   cache, sessions and throttles, the production API rate per user and the
+   anonymous rate out of reach, since every client shares one address),
    ``BENCH_WORKERS`` workers of ``BENCH_THREADS`` threads, and the ceiling view
    mounted (``LMS_BENCH_CEILING``).
 3. wrk (benchmarks/wrk.lua) with ``BENCH_CONNECTIONS`` connections on the

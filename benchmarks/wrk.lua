@@ -129,7 +129,7 @@ function response(status, headers, body)
 end
 
 function done(summary, latency, requests)
-  -- The latency distribution as 1000 quantiles (0.1%, 0.2% ... 100%): runs.py merges slices with them.
+  -- The latency distribution as 1000 quantiles (0.1%, 0.2% ... 100%): run.py merges slices with them.
   local quantiles = {}
   for step = 1, 1000 do
     table.insert(quantiles, string.format("%d", latency:percentile(step / 10)))
