@@ -1,7 +1,7 @@
 """Create the benchmark's students and write what the load generators need.
 
 Run by benchmarks/run.py with the server's environment (same database and
-secret key), after migrate and loaddata. Fast on purpose: users, enrolments,
+secret key), after migrate and loaddata. Fast on purpose: users, enrollments,
 sessions, API tokens and attempts are bulk-inserted, with one password hash
 computed once and the session rows encoded directly (what a login would
 store). Groups of students, each used by one workload so that every answer
@@ -48,7 +48,7 @@ def main(out: Path, counts: dict[str, int]) -> None:
     course = Course.objects.get(pk=quiz.course_id)
     questions = list(quiz.questions.filter(is_archived=False).order_by("position").prefetch_related("choices"))
     password = make_password("bench-student-password")
-    backend = "quizzes.accounts.ThrottledModelBackend"
+    backend = "quizzes.accounts.login_throttle.ThrottledModelBackend"
     alphabet = string.ascii_letters + string.digits
     expires = timezone.now() + timedelta(days=1)
 

@@ -151,8 +151,8 @@ def main() -> int:
     from django.test.utils import CaptureQueriesContext
     from django.urls import reverse
 
+    from quizzes.accounts.roles import CONTENT_EDITORS, staff_groups_ensure
     from quizzes.models import Quiz
-    from quizzes.roles import CONTENT_EDITORS, staff_groups_ensure
 
     call_command("migrate", verbosity=0, interactive=False)
     call_command("loaddata", *sorted(str(path) for path in (PROJECT_DIR / "fixtures").glob("*.json")), verbosity=0)

@@ -21,7 +21,7 @@ environment, with defaults that are safe for local development:
   and per anonymous address (``600/min``, ``60/min``).
 - ``DJANGO_API_THROTTLE_LOCAL_SHARE``: the share of a rate each worker process may
   let through before counting it in the cache (``0.01``; ``0``: every request is
-  counted at once). See quizzes/security.py, ``UnsentCounts``.
+  counted at once). See common/throttle.py, ``UnsentCounts``.
 - ``DJANGO_LOGIN_THROTTLE_USERNAME_FAILURES`` / ``_IP_FAILURES`` / ``_WINDOW``: failed
   logins per username (5) and per address (20) within the window (900 s) before
   logins are refused with 429.
@@ -77,7 +77,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "quizzes.security.ContentSecurityPolicyMiddleware",
+    "common.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -86,15 +86,15 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "quizzes.accounts.LoginThrottledMiddleware",
+    "quizzes.accounts.login_throttle.LoginThrottledMiddleware",
 ]
 
-# Every password check goes through the login throttle (quizzes/accounts.py).
-AUTHENTICATION_BACKENDS = ["quizzes.accounts.ThrottledModelBackend"]
+# Every password check goes through the login throttle (quizzes/accounts/login_throttle.py).
+AUTHENTICATION_BACKENDS = ["quizzes.accounts.login_throttle.ThrottledModelBackend"]
 
 ROOT_URLCONF = "lms.urls"
 
-# The student pages are Jinja2 (quizzes/jinja2/, quizzes/jinja_env.py): the most visited
+# The student pages are Jinja2 (quizzes/jinja2/, quizzes/web/jinja_env.py): the most visited
 # pages, where Django's engine cost a third of the CPU. Staff pages and the admin are
 # Django templates. Jinja2 comes first: a student page is found at the first lookup.
 TEMPLATES = [
@@ -103,8 +103,8 @@ TEMPLATES = [
         "DIRS": [],
         "APP_DIRS": True,
         "OPTIONS": {
-            "environment": "quizzes.jinja_env.environment",
-            "context_processors": ["quizzes.jinja_env.csrf_once"],
+            "environment": "quizzes.web.jinja_env.environment",
+            "context_processors": ["quizzes.web.jinja_env.csrf_once"],
         },
     },
     {
@@ -132,7 +132,7 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
-# PostgreSQL: the statements of the student paths (quizzes/rows.py) are prepared once per
+# PostgreSQL: the statements of the student paths (quizzes/attempts/statements.py) are prepared once per
 # connection (PREPARE / EXECUTE). Turn off behind a pooler in transaction mode (PgBouncer's
 # pool_mode = transaction), where a connection's prepared statements do not follow it.
 QUIZZES_PREPARED_STATEMENTS = env_flag("DJANGO_DB_PREPARED_STATEMENTS", True)
@@ -148,8 +148,8 @@ AUTH_PASSWORD_VALIDATORS = [
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
-    # Django's RedisCache, keeping one client per connection pool (lms/redis_cache.py).
-    CACHES = {"default": {"BACKEND": "lms.redis_cache.ReusedClientRedisCache", "LOCATION": REDIS_URL}}
+    # Django's RedisCache, keeping one client per connection pool (common/redis_cache.py).
+    CACHES = {"default": {"BACKEND": "common.redis_cache.ReusedClientRedisCache", "LOCATION": REDIS_URL}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 CACHES["default"]["KEY_PREFIX"] = os.environ.get("DJANGO_CACHE_KEY_PREFIX", "")
@@ -161,7 +161,7 @@ SESSION_ENGINE = "django.contrib.sessions.backends.cached_db" if REDIS_URL else 
 # Saved only when changed (Django's default, stated here): a page view writes nothing.
 SESSION_SAVE_EVERY_REQUEST = False
 
-# Login throttling (quizzes/accounts.py): failed logins per username and per address.
+# Login throttling (quizzes/accounts/login_throttle.py): failed logins per username and per address.
 LOGIN_THROTTLE_USERNAME_FAILURES = int(os.environ.get("DJANGO_LOGIN_THROTTLE_USERNAME_FAILURES", "5"))
 LOGIN_THROTTLE_IP_FAILURES = int(os.environ.get("DJANGO_LOGIN_THROTTLE_IP_FAILURES", "20"))
 LOGIN_THROTTLE_WINDOW = int(os.environ.get("DJANGO_LOGIN_THROTTLE_WINDOW", "900"))
@@ -210,8 +210,8 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "quizzes.api.exceptions.api_exception_handler",
     # Counted in the cache (Redis with REDIS_URL): the limits hold across workers and servers.
     "DEFAULT_THROTTLE_CLASSES": [
-        "quizzes.security.UserRateThrottle",
-        "quizzes.security.AnonRateThrottle",
+        "common.throttle.UserRateThrottle",
+        "common.throttle.AnonRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "user": os.environ.get("DJANGO_API_THROTTLE_USER", "600/min"),
@@ -223,7 +223,7 @@ REST_FRAMEWORK = {
     "NUM_PROXIES": int(os.environ.get("DJANGO_NUM_PROXIES", "0" if DEBUG else "1")),
 }
 # Far below its rate, a client's API requests are counted in the worker and sent to the
-# shared count in batches: each worker may exceed a rate by this share of it (quizzes/security.py).
+# shared count in batches: each worker may exceed a rate by this share of it (common/throttle.py).
 API_THROTTLE_LOCAL_SHARE = float(os.environ.get("DJANGO_API_THROTTLE_LOCAL_SHARE", "0.01"))
 SPECTACULAR_SETTINGS = {
     "TITLE": "Quizzes API",
@@ -283,7 +283,7 @@ LANGUAGE_COOKIE_SECURE = not DEBUG
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
 X_FRAME_OPTIONS = "DENY"
 
-# Sent on every response by quizzes.security.ContentSecurityPolicyMiddleware. No
+# Sent on every response by common.csp.ContentSecurityPolicyMiddleware. No
 # 'unsafe-inline' or 'unsafe-eval': pages load their scripts and styles from files.
 CONTENT_SECURITY_POLICY = {
     "default-src": ["'self'"],

@@ -13,7 +13,7 @@ urlpatterns = [
 # Every page carries its language in the URL: /en/, /ur/, /sn/, /id/.
 urlpatterns += i18n_patterns(
     # The student pages first: the most requested, matched without trying the others.
-    path("", include("quizzes.urls")),
+    path("", include("quizzes.web.urls")),
     # Staff reports and tools before the admin: admin.site.urls would claim every admin/ path.
     path("admin/reports/", include("quizzes.staff.urls")),
     path("admin/", admin.site.urls),
@@ -28,5 +28,5 @@ if os.environ.get("LMS_BENCH_CEILING"):
 
     urlpatterns.insert(0, path("bench/ceiling/", ceiling))
 
-handler404 = "quizzes.errors.page_not_found"
-handler500 = "quizzes.errors.server_error"
+handler404 = "quizzes.web.errors.page_not_found"
+handler500 = "quizzes.web.errors.server_error"

@@ -11,8 +11,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TabbedTranslationAdmin, TranslationStackedInline, TranslationTabularInline
 
-from quizzes.content_problems import content_problems, content_warnings
-from quizzes.forms import (
+from quizzes.content.forms import (
     ChoiceInlineForm,
     ChoiceInlineFormSet,
     CourseAdminForm,
@@ -21,11 +20,12 @@ from quizzes.forms import (
     QuestionInlineFormSet,
     QuizAdminForm,
 )
-from quizzes.i18n import TRANSLATION_LANGUAGES, text_in
-from quizzes.localized import quiz_localize
+from quizzes.content.languages import TRANSLATION_LANGUAGES, text_in
+from quizzes.content.localized import quiz_localize
+from quizzes.content.problems import content_problems, content_warnings
+from quizzes.content.selectors import quiz_content_get, quiz_content_queryset
+from quizzes.enrollment.services import enrollment_create, enrollment_delete, enrollments_delete
 from quizzes.models import Answer, Attempt, Choice, Course, Enrollment, EnrollmentChange, Question, Quiz, Regrade
-from quizzes.selectors import quiz_content_get, quiz_content_queryset
-from quizzes.services import enrollment_create, enrollment_delete, enrollments_delete
 from quizzes.staff.content_admin import (
     QuestionMissingFilter,
     QuestionSafeEditsMixin,
@@ -36,7 +36,7 @@ from quizzes.staff.content_admin import (
     archive_questions,
     unarchive_questions,
 )
-from quizzes.staff.enrolment_views import unenrol_selected
+from quizzes.staff.enrollment_views import unenroll_selected
 
 
 class ContentAdminMixin:
@@ -69,7 +69,7 @@ class CourseAdmin(ContentAdminMixin, TabbedTranslationAdmin):
 
 @admin.register(Enrollment)
 class EnrollmentAdmin(admin.ModelAdmin):
-    """Every write goes through the enrolment services, which log it in the enrolment history."""
+    """Every write goes through the enrollment services, which log it in the enrollment history."""
 
     list_display = ("user", "course", "enrolled_at")
     list_filter = ("course",)
@@ -77,16 +77,16 @@ class EnrollmentAdmin(admin.ModelAdmin):
     list_select_related = ("user", "course")
     raw_id_fields = ("user",)
     date_hierarchy = "enrolled_at"
-    actions = (unenrol_selected,)
+    actions = (unenroll_selected,)
     change_list_template = "staff/enrollment_change_list.html"
 
     def get_readonly_fields(self, request, obj=None):
-        # Moving an enrolment would rewrite history: unenrol, then enrol, and both are logged.
+        # Moving an enrollment would rewrite history: unenroll, then enroll, and both are logged.
         return ("user", "course", "enrolled_at") if obj is not None else ()
 
     def get_actions(self, request):
         actions = super().get_actions(request)
-        actions.pop("delete_selected", None)  # "Unenrol selected students" does it, and says what is kept
+        actions.pop("delete_selected", None)  # "Unenroll selected students" does it, and says what is kept
         return actions
 
     def save_model(self, request, obj, form, change):
@@ -105,7 +105,7 @@ class EnrollmentAdmin(admin.ModelAdmin):
 
 @admin.register(EnrollmentChange)
 class EnrollmentChangeAdmin(admin.ModelAdmin):
-    """The enrolment history: read-only, written only by the enrolment services."""
+    """The enrollment history: read-only, written only by the enrollment services."""
 
     list_display = ("changed_at", "user", "course", "action", "source", "changed_by")
     list_filter = ("course", "action", "source")
@@ -115,7 +115,7 @@ class EnrollmentChangeAdmin(admin.ModelAdmin):
     readonly_fields = ("user", "course", "action", "source", "changed_by", "changed_at")
 
     def has_view_permission(self, request, obj=None):
-        # Whoever may see enrolments may see their history.
+        # Whoever may see enrollments may see their history.
         return super().has_view_permission(request, obj) or request.user.has_perm("quizzes.view_enrollment")
 
     def has_add_permission(self, request):

@@ -9,8 +9,7 @@ class QuizzesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from quizzes import content_cache  # noqa: F401  (connects the cache invalidation signals)
-        from quizzes.roles import staff_groups_on_migrate
+        from quizzes.accounts.roles import staff_groups_on_migrate
 
         # Permissions exist only once post_migrate has created them (auth's
         # handler runs first), so the staff groups are kept up to date here.

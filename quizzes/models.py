@@ -25,12 +25,12 @@ class Course(models.Model):
     title = models.CharField(_("title"), max_length=200)
     description = models.TextField(_("description"), blank=True)
     allow_self_enrollment = models.BooleanField(
-        _("allow self-enrolment"),
+        _("allow self-enrollment"),
         default=False,
-        help_text=_("Students may enrol themselves from their dashboard."),
+        help_text=_("Students may enroll themselves from their dashboard."),
     )
     # What each translation was written against: "<column>" (``text_ur``,
-    # ``text_ind``) -> hash of the English text then (quizzes/translation_status.py).
+    # ``text_ind``) -> hash of the English text then (quizzes/content/translation_status.py).
     translation_sources = models.JSONField(_("translation sources"), default=dict, blank=True, editable=False)
 
     objects = CourseManager()
@@ -65,8 +65,8 @@ class Enrollment(models.Model):
 
     class Meta:
         ordering = ["course", "user"]
-        verbose_name = _("enrolment")
-        verbose_name_plural = _("enrolments")
+        verbose_name = _("enrollment")
+        verbose_name_plural = _("enrollments")
         constraints = [
             models.UniqueConstraint(fields=["user", "course"], name="enrollment_unique_user_course"),
         ]
@@ -76,7 +76,7 @@ class Enrollment(models.Model):
 
 
 class EnrollmentChange(models.Model):
-    """A line of a course's enrolment history: who joined or left, when, by whose hand.
+    """A line of a course's enrollment history: who joined or left, when, by whose hand.
 
     Unenrolling deletes the Enrollment row (access ends at once) but keeps the
     student's attempts and answers; this log keeps the history of the change.
@@ -112,8 +112,8 @@ class EnrollmentChange(models.Model):
 
     class Meta:
         ordering = ["-changed_at", "-pk"]
-        verbose_name = _("enrolment change")
-        verbose_name_plural = _("enrolment changes")
+        verbose_name = _("enrollment change")
+        verbose_name_plural = _("enrollment changes")
         indexes = [models.Index(fields=["course", "user"], name="enrollmentchange_course_user")]
 
     def __str__(self):
@@ -134,7 +134,7 @@ class Quiz(models.Model):
         _("published"), default=False, help_text=_("Only published quizzes are shown to students.")
     )
     # What each translation was written against: "<column>" (``text_ur``,
-    # ``text_ind``) -> hash of the English text then (quizzes/translation_status.py).
+    # ``text_ind``) -> hash of the English text then (quizzes/content/translation_status.py).
     translation_sources = models.JSONField(_("translation sources"), default=dict, blank=True, editable=False)
 
     objects = QuizManager()
@@ -170,7 +170,7 @@ class Question(models.Model):
         help_text=_("Archived questions are no longer asked; the answers students gave stay on record."),
     )
     # What each translation was written against: "<column>" (``text_ur``,
-    # ``text_ind``) -> hash of the English text then (quizzes/translation_status.py).
+    # ``text_ind``) -> hash of the English text then (quizzes/content/translation_status.py).
     translation_sources = models.JSONField(_("translation sources"), default=dict, blank=True, editable=False)
 
     objects = QuestionManager()
@@ -207,7 +207,7 @@ class Choice(models.Model):
         help_text=_("Archived choices are no longer offered; the answers that chose them stay on record."),
     )
     # What each translation was written against: "<column>" (``text_ur``,
-    # ``text_ind``) -> hash of the English text then (quizzes/translation_status.py).
+    # ``text_ind``) -> hash of the English text then (quizzes/content/translation_status.py).
     translation_sources = models.JSONField(_("translation sources"), default=dict, blank=True, editable=False)
 
     objects = ChoiceManager()
@@ -308,7 +308,7 @@ class Answer(models.Model):
     question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="answers", verbose_name=_("question"))
     choice = models.ForeignKey(Choice, on_delete=models.PROTECT, related_name="answers", verbose_name=_("choice"))
     # Copied when answered, from the choice's flag then. If an editor later
-    # changes which choice is correct, quizzes/services/regrade.py updates it
+    # changes which choice is correct, quizzes/attempts/regrade.py updates it
     # (and the attempt's score); the feedback the student was shown stays on
     # record in that change's Regrade row.
     is_correct = models.BooleanField(_("correct"))
@@ -331,7 +331,7 @@ class Answer(models.Model):
 class Regrade(models.Model):
     """A change of a question's correct choice after students answered it, and what it did.
 
-    Written only by ``quizzes.services.regrade``, in the transaction that
+    Written only by ``quizzes.attempts.regrade``, in the transaction that
     changed the answers and scores. ``answers`` keeps, for every answer whose
     grade changed, what the student was shown when answering; ``attempts`` the
     score of every finished attempt before and after.

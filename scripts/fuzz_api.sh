@@ -50,7 +50,7 @@ TOKEN="$("$PY" manage.py shell -v0 -c '
 from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
 from quizzes.models import Course
-from quizzes.services import enrollment_create
+from quizzes.enrollment.services import enrollment_create
 user, _ = get_user_model().objects.get_or_create(username="fuzz-student")
 user.set_password("fuzz-student-password"); user.save()
 for course in Course.objects.all():

@@ -9,8 +9,8 @@ from django.template.backends import jinja2 as jinja2_backend
 from django.test.signals import template_rendered
 from django.utils import translation
 
+from quizzes.accounts.roles import CONTENT_EDITORS, TEACHERS, staff_groups_ensure
 from quizzes.models import Course, Quiz
-from quizzes.roles import CONTENT_EDITORS, TEACHERS, staff_groups_ensure
 from tests.factories import EnrollmentFactory, UserFactory
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
@@ -99,7 +99,7 @@ def editor_client(client, editor):
 
 @pytest.fixture
 def teacher(db):
-    """Staff in the Teachers group: reports and enrolments, content read-only."""
+    """Staff in the Teachers group: reports and enrollments, content read-only."""
     user = UserFactory(username="teacher-1", is_staff=True)
     user.groups.add(staff_groups_ensure()[TEACHERS])
     return user

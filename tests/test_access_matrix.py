@@ -12,7 +12,7 @@ Expected statuses follow ../shared/DESIGN.md:
 - someone else's attempt is 404, on the web and in the API;
 - a quiz of a course the user is not enrolled in is 403 (the web shows the
   "not enrolled" page); the editor and the superuser are enrolled nowhere;
-- self-enrolment is open to every logged-in user where the course allows it
+- self-enrollment is open to every logged-in user where the course allows it
   and 403 where it does not;
 - the admin sends non-staff to the admin login (302); the "Content editors"
   group may see content and attempts but not ``auth.user`` (403);
@@ -55,8 +55,8 @@ ROWS = {
     "web GET dashboard": row(LOGIN, 200, 200, 200, 200, 200),
     "web GET quiz": row(LOGIN, 403, 200, 200, 403, 403),
     "web POST quiz start": row(LOGIN, 403, (302, "attempt"), (302, "new-attempt"), 403, 403),
-    "web POST enrol (open course)": row(LOGIN, DASHBOARD, DASHBOARD, DASHBOARD, DASHBOARD, DASHBOARD),
-    "web POST enrol (closed course)": row(LOGIN, 403, 403, 403, 403, 403),
+    "web POST enroll (open course)": row(LOGIN, DASHBOARD, DASHBOARD, DASHBOARD, DASHBOARD, DASHBOARD),
+    "web POST enroll (closed course)": row(LOGIN, 403, 403, 403, 403, 403),
     "web GET attempt": row(LOGIN, 404, (302, "question-1"), 404, 404, 404),
     "web GET attempt question": row(LOGIN, 404, 200, 404, 404, 404),
     "web POST attempt question": row(LOGIN, 404, (302, "question-1-feedback"), 404, 404, 404),
@@ -86,7 +86,7 @@ MATRIX: dict[tuple[str, str], int | tuple[int, str]] = {
     (actor, resource): expected for resource, columns in ROWS.items() for actor, expected in columns.items()
 }
 
-# What an allowed request changes: (attempts, finished attempts, answers, enrolments).
+# What an allowed request changes: (attempts, finished attempts, answers, enrollments).
 # Every cell not listed here (every refusal, every read) must change nothing.
 EFFECTS: dict[tuple[str, str], tuple[int, int, int, int]] = {
     ("other", "web POST quiz start"): (1, 0, 0, 0),
@@ -95,7 +95,7 @@ EFFECTS: dict[tuple[str, str], tuple[int, int, int, int]] = {
     ("owner", "api POST attempt answers"): (0, 0, 1, 0),
     ("owner", "web POST attempt finish"): (0, 1, 0, 0),
     ("owner", "api POST attempt finish"): (0, 1, 0, 0),
-    **{(actor, "web POST enrol (open course)"): (0, 0, 0, 1) for actor in ACTORS if actor != "anonymous"},
+    **{(actor, "web POST enroll (open course)"): (0, 0, 0, 1) for actor in ACTORS if actor != "anonymous"},
 }
 
 # Cells where the app answers wrongly today: the table keeps the right status.
@@ -119,8 +119,8 @@ class World:
             "web GET dashboard": ("get", "/en/", None),
             "web GET quiz": ("get", f"/en/quizzes/{quiz.slug}/", None),
             "web POST quiz start": ("post", f"/en/quizzes/{quiz.slug}/start/", {}),
-            "web POST enrol (open course)": ("post", f"/en/courses/{self.open_course.slug}/enrol/", {}),
-            "web POST enrol (closed course)": ("post", f"/en/courses/{self.closed_course.slug}/enrol/", {}),
+            "web POST enroll (open course)": ("post", f"/en/courses/{self.open_course.slug}/enroll/", {}),
+            "web POST enroll (closed course)": ("post", f"/en/courses/{self.closed_course.slug}/enroll/", {}),
             "web GET attempt": ("get", f"/en/attempts/{attempt.pk}/", None),
             "web GET attempt question": ("get", f"/en/attempts/{attempt.pk}/questions/1/", None),
             "web POST attempt question": (

@@ -69,7 +69,7 @@ def test_every_text_of_the_code_is_in_the_catalogues(tmp_path):
     template form the lexer misses) would otherwise reach pages in English
     with every test green.
     """
-    for name in ("lms", "quizzes", "locale"):
+    for name in ("lms", "common", "quizzes", "locale"):
         shutil.copytree(PROJECT_DIR / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(PROJECT_DIR / "manage.py", tmp_path)
     env = dict(os.environ, DJANGO_DEBUG="1", DJANGO_SETTINGS_MODULE="lms.settings", DATABASE_URL="")
@@ -100,7 +100,7 @@ GETTEXT_FUNCTIONS = {
 def test_gettext_is_only_imported_under_names_xgettext_reads():
     """``gettext as gettext_now`` hides every text it marks from makemessages (it happened)."""
     hidden = []
-    for path in sorted((PROJECT_DIR / "quizzes").rglob("*.py")) + sorted((PROJECT_DIR / "lms").rglob("*.py")):
+    for path in sorted(path for name in ("quizzes", "lms", "common") for path in (PROJECT_DIR / name).rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and node.module == "django.utils.translation":
                 for alias in node.names:

@@ -11,14 +11,14 @@ user lookups to the last one. Transaction control (BEGIN, COMMIT, ROLLBACK:
 Django logs them on SQLite, only COMMIT on PostgreSQL) is counted apart: an
 answer must be exactly one transaction (one COMMIT) and use no savepoint. On
 PostgreSQL an answer's transaction is one message, ``BEGIN; lock; INSERT;
-COMMIT`` (``quizzes.rows.answer_write``): one statement here, as it is one
+COMMIT`` (``quizzes.attempts.statements.answer_write``): one statement here, as it is one
 round trip. The
 writes are measured with a transactional test database
 (``django_db(transaction=True)``) so that ``transaction.atomic`` is a real
 transaction as in production, not a savepoint inside the test's own.
 
 The quiz content (questions, choices) comes from the shared cache
-(``quizzes.content_cache``): budgets are for the usual, warm case; a cold
+(``quizzes.content.cache``): budgets are for the usual, warm case; a cold
 cache (once per quiz after each edit) costs the two content queries more,
 checked separately. Sessions are in the database here (no REDIS_URL): with
 Redis in production (``cached_db``) the session lookup is a cache read and
@@ -35,17 +35,18 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import translation
 
 from quizzes.api.serializers import AnswerFeedbackSerializer, AttemptSerializer, QuizDetailSerializer
-from quizzes.content_cache import quiz_content_invalidate
+from quizzes.attempts.selectors import quiz_detail_queryset, quiz_progress_queryset, student_courses
+from quizzes.attempts.services import attempt_start
+from quizzes.content.cache import quiz_content_invalidate
+from quizzes.enrollment.services import enrollment_create
 from quizzes.models import Answer, Attempt, Choice, Question, Quiz
-from quizzes.selectors import quiz_detail_queryset, quiz_progress_queryset, student_courses
-from quizzes.services import attempt_start, enrollment_create
 from tests.api.conftest import token_client
 from tests.factories import AttemptFactory, CourseFactory, QuizFactory, UserFactory
 
 GC = "gradient-checkpointing"
 QUESTION_BUDGET = 6  # a question page
 # An answer, exactly: a regression must show. The attempt's lock checks its owner, and the
-# INSERT reads the choice's key (quizzes.rows.answer_write). On PostgreSQL both travel in one
+# INSERT reads the choice's key (quizzes.attempts.statements.answer_write). On PostgreSQL both travel in one
 # message with their BEGIN and COMMIT: one round trip.
 ANSWER_WRITE = 1 if connection.vendor == "postgresql" else 2
 WEB_ANSWER = 2 + ANSWER_WRITE  # session, user, the attempt's lock and the graded INSERT
@@ -306,7 +307,7 @@ class TestQuizDetailFromTheCache:
             expected = QuizDetailSerializer(quiz_detail_queryset(user=student).get(slug=GC)).data
         assert response.json() == json.loads(json.dumps(expected))
         assert archived.pk not in [c["id"] for q in response.json()["questions"] for c in q["choices"]]
-        assert statements(queries)[0] <= 4  # token, quiz, enrolment, attempts; no question or choice
+        assert statements(queries)[0] <= 4  # token, quiz, enrollment, attempts; no question or choice
 
 
 class TestDashboardAndProgress:
@@ -417,7 +418,7 @@ class TestCacheCorrectness:
 
     def test_a_snapshot_stored_under_an_old_version_is_never_served(self, content):
         """A worker that read the rows before an edit and stores them after it: ignored."""
-        from quizzes import content_cache
+        from quizzes.content import cache as content_cache
 
         quiz = content[GC]
         stale = content_cache.quiz_content(quiz.pk)
@@ -431,7 +432,7 @@ class TestCacheCorrectness:
 
     def test_another_process_edit_is_served_within_the_recheck_interval(self, content, monkeypatch):
         """Each process asks for the version at most every VERSION_RECHECK seconds."""
-        from quizzes import content_cache
+        from quizzes.content import cache as content_cache
 
         quiz = content[GC]
         held = content_cache.quiz_content(quiz.pk)
@@ -444,7 +445,7 @@ class TestCacheCorrectness:
         assert content_cache.quiz_content(quiz.pk).questions[0].text_en == "Edited elsewhere?"
 
     def test_a_write_without_signals_is_served_until_the_public_invalidation(self, content):
-        from quizzes.content_cache import quiz_content
+        from quizzes.content.cache import quiz_content
 
         quiz = content[GC]
         first = quiz_content(quiz.pk)

@@ -10,7 +10,7 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
-from quizzes.services import AttemptError
+from quizzes.attempts.services import AttemptError
 
 INVALID_INPUT = _("Invalid input.")
 BODY_TOO_LARGE = _("The request body is too large.")

@@ -11,10 +11,10 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from quizzes.content_cache import derived
-from quizzes.i18n import localized
+from quizzes.attempts.selectors import course_quizzes_passed
+from quizzes.content.cache import derived
+from quizzes.content.languages import localized
 from quizzes.models import Answer, Attempt, Choice, Course, Question, Quiz
-from quizzes.selectors import course_quizzes_passed
 
 MAX_ID = 2**63 - 1
 LANGUAGE_CODES = [code for code, _name in settings.LANGUAGES]

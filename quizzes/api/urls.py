@@ -1,9 +1,8 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from quizzes import converters  # noqa: F401  (registers <id:>)
+from common.csp import csp_update, template_inline_style_hashes
 from quizzes.api import views
-from quizzes.security import csp_update, template_inline_style_hashes
 
 app_name = "api"
 

@@ -32,9 +32,7 @@ from quizzes.api.serializers import (
     quiz_progress_data,
     quiz_questions_data,
 )
-from quizzes.content_cache import quiz_content
-from quizzes.models import Attempt, Quiz
-from quizzes.selectors import (
+from quizzes.attempts.selectors import (
     published_quiz_get,
     student_attempt_get,
     student_attempts_with_feedback,
@@ -42,7 +40,9 @@ from quizzes.selectors import (
     student_quiz_get,
     student_quizzes,
 )
-from quizzes.services import attempt_answer_submit, attempt_finish, attempt_start
+from quizzes.attempts.services import attempt_answer_submit, attempt_finish, attempt_start
+from quizzes.content.cache import quiz_content
+from quizzes.models import Attempt, Quiz
 
 UNKNOWN_LANGUAGE = _("Unknown language %(language)r; use one of: %(languages)s.")
 NOT_ENROLLED = _("You are not enrolled in the course of this quiz.")
@@ -101,7 +101,7 @@ class TokenView(ObtainAuthToken):
 
     parser_classes = (StrictJSONParser, FormParser, MultiPartParser)
     # ObtainAuthToken turns rate throttles off; keep the anonymous rate per address
-    # (failed logins are throttled separately, in quizzes/accounts.py).
+    # (failed logins are throttled separately, in quizzes/accounts/login_throttle.py).
     throttle_classes = api_settings.DEFAULT_THROTTLE_CLASSES
 
     @extend_schema(
@@ -144,7 +144,7 @@ class QuizDetailView(LanguageMixin, generics.RetrieveAPIView):
         return quiz
 
     def retrieve(self, request, *args, **kwargs):
-        # Three fixed statements in one message (quiz, enrolment, attempts); the questions and
+        # Three fixed statements in one message (quiz, enrollment, attempts); the questions and
         # choices come from the content cache: a class starting a quiz fetches it at once.
         quiz = self.get_object()
         data = quiz_progress_data(quiz, translation.get_language())

@@ -23,20 +23,20 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from quizzes.forms import ChoiceInlineFormSet
-from quizzes.i18n import TRANSLATION_LANGUAGES
-from quizzes.models import Answer, Attempt, Question, Quiz
-from quizzes.selectors import quiz_content_get
-from quizzes.services.archive import questions_archive
-from quizzes.services.content import translations_confirm
-from quizzes.services.regrade import question_correct_choice_change, question_has_answers, question_regrade_plan
-from quizzes.translation_status import (
+from quizzes.attempts.regrade import question_correct_choice_change, question_has_answers, question_regrade_plan
+from quizzes.content.archive import questions_archive
+from quizzes.content.forms import ChoiceInlineFormSet
+from quizzes.content.languages import TRANSLATION_LANGUAGES
+from quizzes.content.selectors import quiz_content_get
+from quizzes.content.services import translations_confirm
+from quizzes.content.translation_status import (
     Status,
     object_translation_problems,
     question_needs_q,
     quiz_needs_q,
     quiz_translation_report,
 )
+from quizzes.models import Answer, Attempt, Question, Quiz
 
 CONFIRM_REGRADE_FIELD = "_confirm_regrade"
 

@@ -2,7 +2,7 @@ from django import template
 from django.utils.html import format_html
 from django.utils.translation import get_language, get_language_info
 
-from quizzes.i18n import LocalizedText, localized
+from quizzes.content.languages import LocalizedText, localized
 
 register = template.Library()
 

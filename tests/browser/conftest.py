@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
+from quizzes.accounts.roles import CONTENT_EDITORS, staff_groups_ensure
+from quizzes.enrollment.services import enrollment_create
 from quizzes.models import Course, Question
-from quizzes.roles import CONTENT_EDITORS, staff_groups_ensure
-from quizzes.services import enrollment_create
 from tests.browser import BROWSER_MISSING, chromium
 from tests.conftest import FIXTURE_FILES, SEEDS_DIR
 from tests.factories import DEFAULT_PASSWORD, UserFactory

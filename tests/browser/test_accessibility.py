@@ -9,8 +9,8 @@ import re
 
 import pytest
 
+from quizzes.attempts.services import attempt_answer_submit, attempt_finish, attempt_start
 from quizzes.models import Answer, Attempt, Quiz
-from quizzes.services import attempt_answer_submit, attempt_finish, attempt_start
 from tests.browser.conftest import AXE_JS, STUDENT_USERNAME, expect, fonts_ready, login, questions_of
 from tests.factories import DEFAULT_PASSWORD
 

@@ -1,4 +1,4 @@
-"""The gradebook and bulk enrolment in a real browser, in English and in Urdu: an
+"""The gradebook and bulk enrollment in a real browser, in English and in Urdu: an
 editor logs in through the admin, reads the gradebook, pastes usernames, checks
 the preview and confirms; axe-core finds no serious problem on any of these
 pages, and artifacts/screenshots/staff-gradebook-<lang>.png shows the gradebook."""
@@ -7,9 +7,9 @@ import re
 
 import pytest
 
+from quizzes.accounts.roles import CONTENT_EDITORS, staff_groups_ensure
+from quizzes.enrollment.services import enrollment_create
 from quizzes.models import Enrollment, EnrollmentChange, Quiz
-from quizzes.roles import CONTENT_EDITORS, staff_groups_ensure
-from quizzes.services import enrollment_create
 from tests.browser import admin_login
 from tests.browser.conftest import expect, screenshot
 from tests.browser.test_accessibility import assert_no_serious_violations
@@ -59,7 +59,7 @@ def cell(page, username: str, column: int):
 
 
 @pytest.mark.parametrize("language", ["en", "ur"])
-def test_editor_reads_the_gradebook_and_enrols_in_bulk(page, editor, classroom, content, language):
+def test_editor_reads_the_gradebook_and_enrolls_in_bulk(page, editor, classroom, content, language):
     admin_login(page, EDITOR, language, f"/{language}/admin/reports/gradebook/")
     expect(page.locator("html")).to_have_attribute("dir", "rtl" if language == "ur" else "ltr")
     assert_no_serious_violations(page)
@@ -83,25 +83,25 @@ def test_editor_reads_the_gradebook_and_enrols_in_bulk(page, editor, classroom, 
     assert_no_serious_violations(page)
     screenshot(page, f"staff-gradebook-{language}.png")
 
-    # The Enrollment changelist leads to bulk enrolment.
+    # The Enrollment changelist leads to bulk enrollment.
     page.goto(f"/{language}/admin/quizzes/enrollment/")
-    page.locator(f'.object-tools a[href^="/{language}/admin/reports/enrolments/bulk/"]').click()
-    page.wait_for_url(re.compile(rf"/{language}/admin/reports/enrolments/bulk/"))
+    page.locator(f'.object-tools a[href^="/{language}/admin/reports/enrollments/bulk/"]').click()
+    page.wait_for_url(re.compile(rf"/{language}/admin/reports/enrollments/bulk/"))
     assert_no_serious_violations(page)
     page.locator("#id_course").select_option(str(content.pk))
     page.locator("#id_usernames").fill("dumi\nESTHER, ghost-user\nbilal")
-    page.locator(".enrol-bulk form [type=submit]").click()
+    page.locator(".enroll-bulk form [type=submit]").click()
 
     # The preview: nothing written yet.
-    expect(page.locator("form.confirm-enrol")).to_be_visible()
-    will = page.locator("table.enrol-list").first.locator("tbody th")
+    expect(page.locator("form.confirm-enroll")).to_be_visible()
+    will = page.locator("table.enroll-list").first.locator("tbody th")
     expect(will).to_have_text(["dumi", "Esther"])
-    expect(page.locator("section.enrol-problems")).to_contain_text("ghost-user")
+    expect(page.locator("section.enroll-problems")).to_contain_text("ghost-user")
     assert not Enrollment.objects.filter(user__username__in=["dumi", "Esther"]).exists()
     assert_no_serious_violations(page)
-    screenshot(page, f"staff-enrol-preview-{language}.png")
+    screenshot(page, f"staff-enroll-preview-{language}.png")
 
-    page.locator("form.confirm-enrol [type=submit]").click()
+    page.locator("form.confirm-enroll [type=submit]").click()
     page.wait_for_url(re.compile(rf"/{language}/admin/quizzes/enrollment/\?course__id__exact={content.pk}$"))
     expect(page.locator("ul.messagelist li.success")).to_have_count(1)
     expect(page.locator("ul.messagelist li.warning")).to_contain_text("ghost-user")

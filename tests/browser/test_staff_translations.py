@@ -5,8 +5,8 @@ import re
 
 import pytest
 
+from quizzes.attempts.services import attempt_answer_submit, attempt_finish, attempt_start
 from quizzes.models import Attempt, Choice, Question, Quiz, Regrade
-from quizzes.services import attempt_answer_submit, attempt_finish, attempt_start
 from tests.browser import admin_login
 from tests.browser.conftest import EDITOR_USERNAME, expect, screenshot
 from tests.browser.test_accessibility import FAILING_IMPACTS, axe_violations, describe

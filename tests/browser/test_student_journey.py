@@ -9,9 +9,9 @@ import re
 
 import pytest
 
-from quizzes.i18n import LocalizedText, localized
+from quizzes.content.languages import LocalizedText, localized
+from quizzes.content.seedformat import ParsedQuestion, ParsedQuiz, parse
 from quizzes.models import Attempt, Course, Quiz
-from quizzes.seedformat import ParsedQuestion, ParsedQuiz, parse
 from tests.browser.conftest import (
     COURSE_SLUG,
     expect,

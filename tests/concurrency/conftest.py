@@ -38,7 +38,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from rest_framework.authtoken.models import Token
 from quizzes.models import Course, Quiz
-from quizzes.services import enrollment_create
+from quizzes.enrollment.services import enrollment_create
 
 call_command("loaddata", *json.loads(os.environ["RACE_FIXTURES"]), verbosity=0)
 course = Course.objects.get(slug="memory-efficient-training")

@@ -11,8 +11,8 @@ import requests
 from django.db import connections
 from django.test.utils import CaptureQueriesContext
 
+from quizzes.attempts.services import AttemptError, attempt_answer_submit, attempt_finish, attempt_start
 from quizzes.models import Answer, Attempt, Course
-from quizzes.services import AttemptError, attempt_answer_submit, attempt_finish, attempt_start
 from tests import figures
 from tests.concurrency import HTTP_TIMEOUT, RACERS, requires_postgresql, run_together, unexpected
 from tests.factories import EnrollmentFactory, UserFactory

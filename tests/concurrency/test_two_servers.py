@@ -23,7 +23,7 @@ import pytest
 import requests
 from psycopg import sql
 
-from quizzes.content_cache import VERSION_RECHECK
+from quizzes.content.cache import VERSION_RECHECK
 from tests.concurrency import admin_connect, admin_params, requires_postgresql
 
 pytestmark = requires_postgresql
@@ -40,7 +40,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from rest_framework.authtoken.models import Token
 from quizzes.models import Course, Quiz
-from quizzes.services import enrollment_create
+from quizzes.enrollment.services import enrollment_create
 
 call_command("loaddata", *json.loads(os.environ["TWO_FIXTURES"]), verbosity=0)
 course = Course.objects.get(slug="memory-efficient-training")

@@ -1,10 +1,10 @@
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.translation import gettext as _
 
-from quizzes.exports import quiz_export_text
+from quizzes.content.exports import quiz_export_text
+from quizzes.content.selectors import quiz_content_get
 from quizzes.management.commands._options import add_language_argument
 from quizzes.models import Quiz
-from quizzes.selectors import quiz_content_get
 
 
 class Command(BaseCommand):

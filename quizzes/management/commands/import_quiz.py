@@ -4,9 +4,9 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.translation import gettext as _
 
+from quizzes.content.seedformat import SeedFormatError, parse
+from quizzes.content.services import ContentImportError, quiz_import
 from quizzes.management.commands._options import add_language_argument
-from quizzes.seedformat import SeedFormatError, parse
-from quizzes.services import ContentImportError, quiz_import
 
 
 class Command(BaseCommand):

@@ -2,7 +2,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.translation import gettext as _
 
-from quizzes.services import demo_accounts_create
+from quizzes.accounts.services import demo_accounts_create
 
 
 class Command(BaseCommand):

@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from quizzes.content_problems import content_problems
+from quizzes.content.problems import content_problems
 
 
 class Command(BaseCommand):

@@ -1,0 +1,194 @@
+"""Reads of the gradebook: a course's students against its quizzes.
+
+The grade of a quiz is its best finished attempt (as on the student's
+dashboard, see ``quizzes.attempts.selectors.quiz_progress_queryset``); a quiz is
+passed when a finished attempt reached the pass mark copied onto it when
+it started. Every figure comes from aggregates: a page costs the same
+number of queries however many students and quizzes it shows.
+"""
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from itertools import islice
+
+from django.contrib.auth import get_user_model
+from django.db.models import (
+    BigIntegerField,
+    Case,
+    Count,
+    Exists,
+    F,
+    IntegerField,
+    Max,
+    OuterRef,
+    Q,
+    QuerySet,
+    Value,
+    When,
+)
+from django.db.models.functions import Cast
+
+from quizzes.models import Attempt, Course, Enrollment, Quiz
+
+SORTS = {
+    "username": ("username",),
+    "-username": ("-username",),
+    "name": ("last_name", "first_name", "username"),
+    "-name": ("-last_name", "-first_name", "-username"),
+}
+DEFAULT_SORT = "username"
+
+
+@dataclass(frozen=True)
+class GradebookFilters:
+    quiz: Quiz | None = None
+    search: str = ""
+    include_former: bool = False
+    include_unpublished: bool = False
+    sort: str = DEFAULT_SORT
+
+
+@dataclass(frozen=True)
+class GradebookCell:
+    """One student's record at one quiz."""
+
+    attempts: int = 0
+    finished: int = 0
+    best_percent: int | None = None
+    passed: bool = False
+    in_progress: bool = False
+
+    @property
+    def attempted(self) -> bool:
+        return self.attempts > 0
+
+
+EMPTY_CELL = GradebookCell()
+
+
+@dataclass(frozen=True)
+class GradebookRow:
+    student: object
+    is_enrolled: bool
+    cells: list[tuple[Quiz, GradebookCell]]
+
+
+def gradebook_courses() -> QuerySet[Course]:
+    """Courses with ``student_count`` (enrolled now) and ``quiz_count``."""
+    return Course.objects.annotate(
+        student_count=Count("enrollments", distinct=True), quiz_count=Count("quizzes", distinct=True)
+    ).order_by("slug")
+
+
+def gradebook_quizzes(*, course: Course, filters: GradebookFilters) -> list[Quiz]:
+    """The columns: the course's published quizzes (all with ``include_unpublished``), or the one chosen."""
+    quizzes = Quiz.objects.filter(course=course).order_by("position", "slug")
+    if filters.quiz is not None:
+        quizzes = quizzes.filter(pk=filters.quiz.pk)
+    elif not filters.include_unpublished:
+        quizzes = quizzes.filter(is_published=True)
+    return list(quizzes)
+
+
+def gradebook_students(*, course: Course, filters: GradebookFilters) -> QuerySet:
+    """The rows: students enrolled in ``course`` (and former students who attempted its
+    quizzes, with ``include_former``), annotated with ``is_enrolled``, searched and sorted."""
+    User = get_user_model()
+    enrolled = Enrollment.objects.filter(course=course, user=OuterRef("pk"))
+    students = User.objects.annotate(is_enrolled=Exists(enrolled))
+    if filters.include_former:
+        attempted = Attempt.objects.filter(quiz__course=course, user=OuterRef("pk"))
+        students = students.filter(Q(is_enrolled=True) | Exists(attempted))
+    else:
+        students = students.filter(is_enrolled=True)
+    for term in filters.search.split():
+        students = students.filter(
+            Q(username__icontains=term)
+            | Q(first_name__icontains=term)
+            | Q(last_name__icontains=term)
+            | Q(email__icontains=term)
+        )
+    return students.order_by(*SORTS.get(filters.sort, SORTS[DEFAULT_SORT]))
+
+
+def _scored(attempts: QuerySet[Attempt]) -> QuerySet[Attempt]:
+    # Cast first: PostgreSQL multiplies smallint columns as smallint, which overflows.
+    return attempts.alias(
+        points=Cast("score", BigIntegerField()) * 100,
+        needed=Cast("pass_mark", BigIntegerField()) * F("max_score"),
+    )
+
+
+FINISHED = Q(state=Attempt.State.FINISHED)
+PASSING = FINISHED & Q(points__gte=F("needed"))
+
+
+def gradebook_cells(*, student_ids: Iterable[int], quizzes: list[Quiz]) -> dict[tuple[int, int], GradebookCell]:
+    """Every (student id, quiz id) with at least one attempt, in one query."""
+    student_ids = list(student_ids)
+    if not student_ids or not quizzes:
+        return {}
+    rows = (
+        _scored(Attempt.objects.filter(user_id__in=student_ids, quiz__in=quizzes))
+        .values("user_id", "quiz_id")
+        .annotate(
+            attempt_count=Count("pk"),
+            finished_count=Count("pk", filter=FINISHED),
+            # Rounded down, as Attempt.percent; an attempt at no question scores 0 %.
+            best=Max(
+                Case(When(max_score=0, then=Value(0)), default=F("points") / F("max_score")),
+                filter=FINISHED,
+                output_field=BigIntegerField(),
+            ),
+            passed_any=Max(Case(When(PASSING, then=Value(1)), default=Value(0), output_field=IntegerField())),
+            in_progress_count=Count("pk", filter=Q(state=Attempt.State.IN_PROGRESS)),
+        )
+        .order_by()
+    )
+    return {
+        (row["user_id"], row["quiz_id"]): GradebookCell(
+            attempts=row["attempt_count"],
+            finished=row["finished_count"],
+            best_percent=None if row["best"] is None else int(row["best"]),
+            passed=bool(row["passed_any"]),
+            in_progress=row["in_progress_count"] > 0,
+        )
+        for row in rows
+    }
+
+
+def gradebook_rows(students: Iterable, quizzes: list[Quiz]) -> list[GradebookRow]:
+    """Rows for these students (already fetched, e.g. a page): one query for every cell."""
+    students = list(students)
+    cells = gradebook_cells(student_ids=[student.pk for student in students], quizzes=quizzes)
+    return [
+        GradebookRow(
+            student=student,
+            is_enrolled=student.is_enrolled,
+            cells=[(quiz, cells.get((student.pk, quiz.pk), EMPTY_CELL)) for quiz in quizzes],
+        )
+        for student in students
+    ]
+
+
+def gradebook_rows_iter(
+    *, course: Course, filters: GradebookFilters, quizzes: list[Quiz], chunk_size: int = 500
+) -> Iterator[GradebookRow]:
+    """Every row, ``chunk_size`` students at a time (for the CSV export): memory stays flat."""
+    students = gradebook_students(course=course, filters=filters).iterator(chunk_size=chunk_size)
+    while chunk := list(islice(students, chunk_size)):
+        yield from gradebook_rows(chunk, quizzes)
+
+
+def gradebook_passed_counts(*, students: QuerySet, quizzes: list[Quiz]) -> dict[int, int]:
+    """For each quiz, how many of ``students`` (every page) have passed it; one query."""
+    if not quizzes:
+        return {}
+    rows = (
+        _scored(Attempt.objects.filter(quiz__in=quizzes, user__in=students.order_by().values("pk")))
+        .filter(PASSING)
+        .values("quiz_id")
+        .annotate(passed=Count("user_id", distinct=True))
+        .order_by()
+    )
+    return {row["quiz_id"]: row["passed"] for row in rows}

@@ -1,0 +1,285 @@
+"""Student pages: dashboard, quiz, one question at a time with feedback, result.
+
+Views parse the request, call a selector or a service, and render. Every
+refusal is a page in the student's language with a 4xx status.
+"""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponseRedirect
+from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.safestring import mark_safe
+from django.utils.translation import get_language
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from common.converters import parse_id
+from quizzes.attempts.selectors import (
+    attempt_answers_by_question,
+    course_quizzes_passed,
+    published_quiz_get,
+    student_attempt_get,
+    student_attempt_with_answers,
+    student_dashboard,
+    student_quiz_get,
+)
+from quizzes.attempts.services import (
+    ATTEMPT_FINISHED,
+    AttemptError,
+    attempt_answer_submit,
+    attempt_finish,
+    attempt_start,
+)
+from quizzes.content.cache import derived, quiz_content
+from quizzes.content.localized import quiz_localize
+from quizzes.enrollment.services import EnrollmentError, enrollment_self_create
+from quizzes.models import Attempt, Course, Quiz
+
+CHOOSE_AN_ANSWER = _("Choose one of the answers, then submit.")
+MALFORMED_ANSWER = _("This answer could not be read; please choose again.")
+ENROLLED = _("You are now enrolled in %(course)s.")
+
+
+@login_required
+@require_GET
+def dashboard(request):
+    courses, joinable = student_dashboard(user=request.user)
+    for course in courses:
+        course.passed_count = course_quizzes_passed(course)
+        course.resume = next((quiz for quiz in course.progress_quizzes if quiz.in_progress_id), None)
+    context = {"courses": courses, "joinable": joinable}
+    return render(request, "quizzes/dashboard.html", context)
+
+
+@login_required
+@require_POST
+def course_enroll(request, slug):
+    course = get_object_or_404(Course, slug=slug)
+    try:
+        enrollment_self_create(user=request.user, course=course)
+    except EnrollmentError as error:
+        return _refusal(request, error.message, status=403, course=course)
+    messages.success(request, ENROLLED % {"course": course.title})
+    next_url = request.POST.get("next", "")
+    if url_has_allowed_host_and_scheme(next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
+        return redirect(next_url)
+    return redirect("quizzes:dashboard")
+
+
+@login_required
+@require_GET
+def quiz_detail(request, slug):
+    try:
+        quiz, enrolled, attempts = student_quiz_get(user=request.user, slug=slug)
+    except Quiz.DoesNotExist:
+        raise Http404 from None
+    if not enrolled:
+        return _not_enrolled(request, quiz)
+    in_progress = next((attempt for attempt in attempts if not attempt.is_finished), None)
+    finished = [attempt for attempt in attempts if attempt.is_finished]
+    best = max(finished, key=lambda attempt: (attempt.percent, -attempt.number), default=None)
+    attempts_left = None if not quiz.max_attempts else max(quiz.max_attempts - len(attempts), 0)
+    context = {
+        "quiz": quiz,
+        "question_count": len(quiz_content(quiz.pk, quiz=quiz).questions),
+        "attempts": attempts,
+        "in_progress": in_progress,
+        "best": best,
+        "attempts_left": attempts_left,
+    }
+    return render(request, "quizzes/quiz_detail.html", context)
+
+
+@login_required
+@require_POST
+def attempt_start_view(request, slug):
+    quiz = _published_quiz_or_404(slug)
+    try:
+        attempt, _created = attempt_start(user=request.user, quiz=quiz)
+    except AttemptError as error:
+        if error.code == "not_enrolled":
+            return _not_enrolled(request, quiz)
+        return _refusal(request, error.message, status=error.status, quiz=quiz)
+    return redirect("quizzes:attempt", pk=attempt.pk)
+
+
+@login_required
+@require_GET
+def attempt_resume(request, pk):
+    """Where an attempt continues: the first unanswered question, or the result."""
+    attempt = _own_attempt_or_404(request, pk)
+    if attempt.is_finished:
+        return redirect("quizzes:attempt_result", pk=attempt.pk)
+    positions = [(question.id, question.position) for question in quiz_content(attempt.quiz_id).questions]
+    if not positions:
+        raise Http404
+    answered = set(attempt.answers.order_by().values_list("question_id", flat=True))
+    unanswered = [position for question_id, position in positions if question_id not in answered]
+    position = unanswered[0] if unanswered else positions[-1][1]
+    return redirect("quizzes:attempt_question", pk=attempt.pk, position=position)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def attempt_question(request, pk, position):
+    if request.method == "POST":
+        return _answer_submit(request, pk, position)
+    try:
+        attempt, answers = student_attempt_with_answers(user=request.user, attempt_id=pk)
+    except Attempt.DoesNotExist:
+        raise Http404 from None
+    if attempt.is_finished:
+        return redirect("quizzes:attempt_result", pk=attempt.pk)
+    page = _QuestionPage(attempt, position, get_language(), answers=answers)
+    first_open = page.first_unanswered_position()
+    if page.answer is None and first_open is not None and first_open < position:
+        # Questions are taken in order; a later one waits for the earlier ones.
+        return redirect("quizzes:attempt_question", pk=attempt.pk, position=first_open)
+    return page.render(request)
+
+
+def _answer_submit(request, pk: int, position: int):
+    """Record the answer and go to its feedback. The service's lock checks the owner: a
+    recorded answer reads the attempt once, and only a refusal reads it again to say why."""
+    question_id = parse_id(request.POST.get("question", ""))
+    choice_id = parse_id(request.POST.get("choice", ""))
+    refused = None
+    if question_id is not None and choice_id is not None:
+        try:
+            attempt_answer_submit(
+                user=request.user,
+                attempt_id=pk,
+                question_id=question_id,
+                choice_id=choice_id,
+                language=get_language(),
+                position=position,
+            )
+        except Attempt.DoesNotExist:
+            raise Http404 from None
+        except AttemptError as error:
+            refused = error
+        else:
+            # Back to the page the form was posted from (this URL), now with the feedback.
+            return HttpResponseRedirect(f"{request.path}#feedback")
+    return _answer_refusal(request, _own_attempt_or_404(request, pk), position, refused)
+
+
+def _answer_refusal(request, attempt: Attempt, position: int, refused: AttemptError | None):
+    """The question's page with why the answer was not recorded, checked in this order."""
+
+    def refuse(message, status):
+        page = _QuestionPage(attempt, position, get_language())
+        return page.render(request, error_message=message, status=status)
+
+    if quiz_content(attempt.quiz_id).question_at(position) is None:
+        raise Http404
+    if attempt.is_finished:
+        return refuse(ATTEMPT_FINISHED, 409)
+    if not request.POST.get("choice"):
+        return refuse(CHOOSE_AN_ANSWER, 400)
+    question_id, choice_id = parse_id(request.POST.get("question", "")), parse_id(request.POST["choice"])
+    if question_id is None or choice_id is None:
+        return refuse(MALFORMED_ANSWER, 400)
+    # The form was readable, so the service was asked, and it refused and said why (a form
+    # from another page or forged included: it checks the question against the page's position).
+    return refuse(refused.message, refused.status)
+
+
+@login_required
+@require_POST
+def attempt_finish_view(request, pk):
+    attempt = _own_attempt_or_404(request, pk)
+    attempt_finish(attempt=attempt)
+    return redirect("quizzes:attempt_result", pk=attempt.pk)
+
+
+@login_required
+@require_GET
+def attempt_result(request, pk):
+    attempt = _own_attempt_or_404(request, pk)
+    if not attempt.is_finished:
+        return redirect("quizzes:attempt", pk=attempt.pk)
+    answers = attempt_answers_by_question(attempt=attempt)
+    view = quiz_localize(quiz=quiz_content(attempt.quiz_id), language=get_language())
+    review = [(question, answers.get(question.id)) for question in view.questions]
+    return render(request, "quizzes/attempt_result.html", {"attempt": attempt, "quiz": view, "review": review})
+
+
+class _QuestionPage:
+    """One question of an attempt, with its feedback once answered."""
+
+    def __init__(self, attempt: Attempt, position: int, language: str, *, answers: dict | None = None):
+        self.attempt = attempt
+        self.language = language
+        # The content comes from the shared cache (no query when it is current).
+        self.content = quiz_content(attempt.quiz_id)
+        self.quiz = quiz_localize(quiz=self.content, language=language)
+        self.question = next((q for q in self.quiz.questions if q.position == position), None)
+        if self.question is None:
+            raise Http404
+        self.answers = attempt_answers_by_question(attempt=attempt) if answers is None else answers
+        self.answer = self.answers.get(self.question.id)
+
+    def first_unanswered_position(self) -> int | None:
+        return next((q.position for q in self.quiz.questions if q.id not in self.answers), None)
+
+    def render(self, request, *, error_message=None, status=200):
+        questions = self.quiz.questions
+        index = questions.index(self.question)
+        next_question = questions[index + 1] if index + 1 < len(questions) else None
+        context = {
+            "attempt": self.attempt,
+            "quiz": self.quiz,
+            "question": self.question,
+            "answer": self.answer,
+            "number": index + 1,
+            "total": len(questions),
+            "answered_count": len(self.answers),
+            "next_question": next_question,
+            "all_answered": len(self.answers) == len(questions),
+            "error_message": error_message,
+            "question_body": self._question_body(),
+        }
+        return render(request, "quizzes/attempt_question.html", context, status=status)
+
+    def _question_body(self) -> str:
+        """The question's text and choices (marked, with the feedback, once answered).
+
+        They depend only on the quiz content, the language and the answer's choice
+        and result, so each is rendered once per process for a content snapshot
+        (``content_cache.derived``): the template work of the most visited page.
+        """
+        question, answer = self.question, self.answer
+        if answer is None:
+            name, template = f"question:{question.id}", "quizzes/_question_choices.html"
+        else:
+            name = f"answered:{question.id}:{answer.choice_id}:{answer.is_correct}"
+            template = "quizzes/_answered_question.html"
+        context = {"question": question, "answer": answer}
+        # Our own template's output: safe to insert into the page as it is.
+        return derived(self.content, name, self.language, lambda: mark_safe(render_to_string(template, context)))
+
+
+def _published_quiz_or_404(slug) -> Quiz:
+    try:
+        return published_quiz_get(slug=slug)
+    except Quiz.DoesNotExist:
+        raise Http404 from None
+
+
+def _own_attempt_or_404(request, pk) -> Attempt:
+    try:
+        return student_attempt_get(user=request.user, attempt_id=pk)
+    except Attempt.DoesNotExist:
+        raise Http404 from None
+
+
+def _not_enrolled(request, quiz: Quiz):
+    context = {"quiz": quiz, "course": quiz.course}
+    return render(request, "quizzes/not_enrolled.html", context, status=403)
+
+
+def _refusal(request, message, *, status, **context):
+    return render(request, "quizzes/refusal.html", {"message": message, **context}, status=status)

@@ -1,0 +1,426 @@
+"""quizzes/attempts/statements.py: the hot statements in SQL give exactly what the ORM gives.
+
+Each function is compared field by field with the equivalent queryset, on
+SQLite and PostgreSQL (their converters differ: SQLite returns datetimes as
+text and booleans as integers).
+"""
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import DataError, IntegrityError, connection, transaction
+from django.test.utils import CaptureQueriesContext
+from rest_framework.authtoken.models import Token
+
+from common import sql
+from quizzes.accounts import statements as account_statements
+from quizzes.attempts import statements
+from quizzes.attempts.services import attempt_answer_submit, attempt_finish, attempt_start
+from quizzes.models import Answer, Attempt, Choice, Course, Question, Quiz
+
+GC = "gradient-checkpointing"
+
+
+def fields(instance) -> dict:
+    return {field.attname: getattr(instance, field.attname) for field in type(instance)._meta.concrete_fields}
+
+
+@pytest.fixture
+def quiz(content) -> Quiz:
+    return content[GC]
+
+
+@pytest.fixture
+def answered(student, quiz):
+    """A finished attempt with two answers, and one in progress with one answer."""
+    first, _ = attempt_start(user=student, quiz=quiz)
+    for position in (1, 2):
+        question = quiz.questions.get(position=position)
+        choice = question.choices.order_by("-is_correct", "position")[position - 1]
+        attempt_answer_submit(
+            user=student, attempt_id=first.pk, question_id=question.pk, choice_id=choice.pk, language="ur"
+        )
+    attempt_finish(attempt=first)
+    second, _ = attempt_start(user=student, quiz=quiz)
+    question = quiz.questions.get(position=1)
+    attempt_answer_submit(
+        user=student,
+        attempt_id=second.pk,
+        question_id=question.pk,
+        choice_id=question.choices.first().pk,
+        language="sn",
+    )
+    return first, second
+
+
+def test_user_and_token_user_are_the_orm_rows(student):
+    token = Token.objects.create(user=student)
+    expected = fields(get_user_model().objects.get(pk=student.pk))
+    assert fields(account_statements.user_get(student.pk)) == expected
+    assert fields(account_statements.token_user_get(token.key)) == expected
+    assert account_statements.user_get(10**9) is None
+    assert account_statements.token_user_get("no-such-token") is None
+
+
+def test_attempt_with_answers_is_the_orm_rows(student, answered):
+    first, second = answered
+    for attempt in (first, second):
+        found, answers = statements.attempt_with_answers(attempt_id=attempt.pk, user_id=student.pk)
+        assert fields(found) == fields(Attempt.objects.get(pk=attempt.pk))
+        expected = {answer.question_id: fields(answer) for answer in Answer.objects.filter(attempt=attempt)}
+        assert {question_id: fields(answer) for question_id, answer in answers.items()} == expected
+        assert all(answer.attempt is found for answer in answers.values())
+        assert fields(statements.attempt_get(attempt_id=attempt.pk, user_id=student.pk)) == fields(found)
+    assert statements.attempt_with_answers(attempt_id=first.pk, user_id=student.pk + 1) is None
+    assert statements.attempt_get(attempt_id=first.pk, user_id=student.pk + 1) is None
+
+
+def test_recorded_answer_is_the_orm_row_with_its_attempt(student, other_student, answered):
+    first, second = answered
+    for attempt in (first, second):
+        for answer in Answer.objects.filter(attempt=attempt):
+            found = statements.recorded_answer(
+                attempt_id=attempt.pk, user_id=student.pk, question_id=answer.question_id
+            )
+            assert fields(found) == fields(answer)
+            assert fields(found.attempt) == fields(Attempt.objects.get(pk=attempt.pk))
+    question_id = Answer.objects.filter(attempt=second).get().question_id
+    assert statements.recorded_answer(attempt_id=second.pk, user_id=other_student.pk, question_id=question_id) is None
+    unanswered = second.quiz.questions.exclude(pk=question_id).first()
+    assert statements.recorded_answer(attempt_id=second.pk, user_id=student.pk, question_id=unanswered.pk) is None
+
+
+def test_published_quiz_for_student_is_the_orm_rows(student, outsider, other_student, quiz, answered):
+    attempt_start(user=other_student, quiz=quiz)  # someone else's attempt: not theirs
+    found, enrolled, attempts = statements.published_quiz_for_student(slug=GC, user_id=student.pk)
+    assert fields(found) == fields(quiz) and fields(found.course) == fields(Course.objects.get(pk=quiz.course_id))
+    expected = Attempt.objects.filter(user=student, quiz=quiz).order_by("-number")
+    assert enrolled is True and [fields(attempt) for attempt in attempts] == [fields(a) for a in expected]
+    assert statements.published_quiz_for_student(slug=GC, user_id=outsider.pk)[1:] == (False, [])
+    Quiz.objects.filter(pk=quiz.pk).update(is_published=False)
+    assert statements.published_quiz_for_student(slug=GC, user_id=student.pk) == (None, False, [])
+    assert statements.published_quiz_for_student(slug="no-such-quiz", user_id=student.pk) == (None, False, [])
+
+
+def test_inserted_rows_are_what_the_database_holds(student, quiz, answered):
+    _first, second = answered
+    answer = Answer.objects.get(attempt=second)
+    assert isinstance(answer.is_correct, bool)
+    assert answer.language == "sn"
+    assert fields(answer)["attempt_id"] == second.pk
+    attempt_finish(attempt=second)
+    third, created = attempt_start(user=student, quiz=quiz)
+    assert created
+    assert fields(third) == fields(Attempt.objects.get(pk=third.pk))
+    assert (third.number, third.state, third.max_score) == (3, Attempt.State.IN_PROGRESS, 8)
+
+
+# The answer's transaction is sent in one message on PostgreSQL outside a transaction (as in a
+# request), and as two statements in transaction.atomic() inside one (as in a test's own): both ways.
+BOTH_WAYS = pytest.mark.parametrize(
+    "in_one_message",
+    [
+        pytest.param(False, marks=pytest.mark.django_db, id="statements"),
+        pytest.param(True, marks=pytest.mark.django_db(transaction=True), id="one-message"),
+    ],
+)
+
+
+def write(attempt, question, choice, *, user, language="en", position=None):
+    return statements.answer_write(
+        attempt_id=attempt.pk,
+        user_id=user.pk,
+        question_id=question.pk,
+        choice_id=choice.pk,
+        language=language,
+        position=position,
+    )
+
+
+def check_way(in_one_message: bool) -> None:
+    assert sql.in_one_message(connection) is (in_one_message and connection.vendor == "postgresql")
+
+
+@BOTH_WAYS
+def test_answer_write_locks_only_the_owners_attempt(in_one_message, student, other_student, answered):
+    check_way(in_one_message)
+    finished, in_progress = answered
+    question = Question.objects.get(quiz=in_progress.quiz, position=3)
+    choice = question.choices.first()
+    assert write(in_progress, question, choice, user=other_student) == (None, None)
+    assert write(finished, question, choice, user=other_student) == (None, None)
+    unknown = Attempt(pk=10**9)
+    assert write(unknown, question, choice, user=student) == (None, None)
+    assert not Answer.objects.filter(question=question).exists()
+    attempt, answer = write(finished, question, choice, user=student)  # the owner's, but finished
+    assert fields(attempt) == fields(Attempt.objects.get(pk=finished.pk)) and answer is None
+    attempt, answer = write(in_progress, question, choice, user=student)
+    assert fields(attempt) == fields(Attempt.objects.get(pk=in_progress.pk))
+    assert fields(answer) == fields(Answer.objects.get(attempt=in_progress, question=question))
+
+
+@BOTH_WAYS
+def test_answer_write_grades_with_the_key_and_returns_the_orm_row(in_one_message, student, quiz):
+    check_way(in_one_message)
+    attempt, _ = attempt_start(user=student, quiz=quiz)
+    for position, is_correct, language in ((1, True, "ur"), (2, False, "id")):
+        question = quiz.questions.get(position=position)
+        choice = question.choices.filter(is_correct=is_correct).order_by("position").first()
+        at = position if is_correct else None
+        _locked, answer = write(attempt, question, choice, user=student, language=language, position=at)
+        assert fields(answer) == fields(Answer.objects.get(pk=answer.pk))
+        assert (answer.attempt_id, answer.question_id, answer.choice_id) == (attempt.pk, question.pk, choice.pk)
+        assert (answer.is_correct, answer.language) == (is_correct, language)
+        assert answer.answered_at is not None
+
+
+@BOTH_WAYS
+def test_answer_write_inserts_nothing_for_a_choice_not_open_in_that_question(in_one_message, student, quiz, content):
+    check_way(in_one_message)
+    attempt, _ = attempt_start(user=student, quiz=quiz)
+    first, second, third = (quiz.questions.get(position=position) for position in (1, 2, 3))
+    other_quiz = next(other for slug, other in content.items() if slug != GC)
+    foreign = other_quiz.questions.order_by("position").first()
+
+    def insert(question, choice, position=None):
+        return write(attempt, question, choice, user=student, position=position)[1]
+
+    assert insert(first, second.choices.first()) is None  # another question's choice
+    assert insert(foreign, foreign.choices.first()) is None  # another quiz's question
+    assert insert(first, first.choices.first(), position=2) is None  # not the question at that position
+    archived = first.choices.order_by("position").last()
+    Choice.objects.filter(pk=archived.pk).update(is_archived=True)
+    assert insert(first, archived) is None
+    Question.objects.filter(pk=third.pk).update(is_archived=True)
+    assert insert(third, third.choices.first()) is None
+    assert not Answer.objects.filter(attempt=attempt).exists()
+    assert insert(second, second.choices.first(), position=2) is not None
+
+
+def answer_twice(student, quiz):
+    """Answer question 1 of a new attempt, then answer it again (refused by the unique constraint)."""
+    attempt, _ = attempt_start(user=student, quiz=quiz)
+    question = quiz.questions.get(position=1)
+    first, other = question.choices.order_by("position")[:2]
+    write(attempt, question, first, user=student)
+    with pytest.raises(IntegrityError):
+        write(attempt, question, other, user=student)
+    return attempt, question, first
+
+
+@BOTH_WAYS
+def test_a_second_answer_raises_and_leaves_no_transaction_open(in_one_message, student, quiz):
+    check_way(in_one_message)
+    attempt, _question, first = answer_twice(student, quiz)
+    if in_one_message and connection.vendor == "postgresql":
+        from psycopg.pq import TransactionStatus
+
+        # The failed INSERT skipped the message's COMMIT: it was rolled back at once.
+        assert connection.connection.info.transaction_status == TransactionStatus.IDLE
+    assert list(Answer.objects.filter(attempt=attempt).values_list("choice_id", flat=True)) == [first.pk]
+
+
+def test_published_quiz_and_courses_are_the_orm_rows(student, quiz):
+    found = statements.published_quiz(GC)
+    assert fields(found) == fields(quiz)
+    assert fields(found.course) == fields(Course.objects.get(pk=quiz.course_id))
+    Quiz.objects.filter(pk=quiz.pk).update(is_published=False)
+    assert statements.published_quiz(GC) is None
+    enrolled, joinable, quiz_rows = statements.courses_of_student(student.pk)
+    assert [fields(course) for course in enrolled] == [fields(quiz.course)]
+    expected = Course.objects.filter(allow_self_enrollment=True).exclude(enrollments__user=student).order_by("slug")
+    assert [fields(course) for course in joinable] == [fields(course) for course in expected]
+    published = Quiz.objects.filter(course=quiz.course, is_published=True).order_by("position", "slug")
+    assert [fields(row) for row, _attempt in quiz_rows] == [fields(other) for other in published]
+
+
+def test_courses_of_student_gives_a_row_per_attempt(student, quiz):
+    first = attempt_start(user=student, quiz=quiz)[0]
+    attempt_finish(attempt=first)
+    second = attempt_start(user=student, quiz=quiz)[0]
+    _enrolled, _joinable, quiz_rows = statements.courses_of_student(student.pk)
+    mine = [attempt for row, attempt in quiz_rows if row.pk == quiz.pk]
+    assert mine == [
+        (first.pk, Attempt.State.FINISHED, 0, first.max_score, first.pass_mark),
+        (second.pk, Attempt.State.IN_PROGRESS, None, second.max_score, second.pass_mark),
+    ]
+    others = [attempt for row, attempt in quiz_rows if row.pk != quiz.pk]
+    assert others == [None] * len(others)
+
+
+# Prepared statements (PostgreSQL) -------------------------------------------------------------
+
+POSTGRESQL_ONLY = pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL prepares statements")
+
+
+def test_a_statement_becomes_an_execute_with_the_same_parameters():
+    sql = "SELECT a FROM t WHERE b = %s AND c IN (%s, %s)"
+    name, prepare, execute = sql._prepared_form(sql)
+    assert name.startswith("quizzes_") and sql._prepared_form(sql)[0] == name
+    assert prepare == f"PREPARE {name} AS SELECT a FROM t WHERE b = $1 AND c IN ($2, $3)"
+    assert execute == f"EXECUTE {name}(%s, %s, %s)"
+    assert sql._prepared_form("SELECT 1")[2] == f"EXECUTE {sql._prepared_form('SELECT 1')[0]}"
+
+
+def sent(action) -> list[str]:
+    with CaptureQueriesContext(connection) as queries:
+        action()
+    return [query["sql"] for query in queries.captured_queries]
+
+
+@POSTGRESQL_ONLY
+@pytest.mark.django_db(transaction=True)
+def test_each_statement_is_prepared_once_per_connection(student):
+    connection.close()  # a new connection has nothing prepared
+    first = sent(lambda: account_statements.user_get(student.pk))
+    assert len(first) == 1 and first[0].startswith("PREPARE quizzes_") and "; EXECUTE quizzes_" in first[0]
+    again = sent(lambda: account_statements.user_get(student.pk))
+    assert len(again) == 1 and again[0].startswith("EXECUTE quizzes_") and "PREPARE" not in again[0]
+    assert fields(account_statements.user_get(student.pk)) == fields(get_user_model().objects.get(pk=student.pk))
+    connection.close()
+    assert sent(lambda: account_statements.user_get(student.pk))[0].startswith("PREPARE quizzes_")
+
+
+@POSTGRESQL_ONLY
+@pytest.mark.django_db(transaction=True)
+def test_prepared_statements_outlive_a_rolled_back_transaction(student):
+    connection.close()
+    with pytest.raises(ZeroDivisionError), transaction.atomic():
+        assert sent(lambda: account_statements.user_get(student.pk))[0].startswith("PREPARE")
+        1 / 0  # noqa: B018
+    # PREPARE is not undone by ROLLBACK: the statement is still there, and known to be.
+    assert sent(lambda: account_statements.user_get(student.pk))[0].startswith("EXECUTE")
+    assert account_statements.user_get(student.pk).pk == student.pk
+
+
+@POSTGRESQL_ONLY
+@pytest.mark.django_db(transaction=True)
+def test_after_an_error_the_connection_prepares_afresh(student, quiz):
+    attempt, question, _first = answer_twice(student, quiz)
+    # What is prepared on the connection is not assumed after an error: dropped and prepared again.
+    message = sent(lambda: account_statements.user_get(student.pk))[0]
+    assert message.startswith("DEALLOCATE ALL; PREPARE quizzes_")
+    assert sent(lambda: account_statements.user_get(student.pk))[0].startswith("EXECUTE")
+    found, _answers = statements.attempt_with_answers(attempt_id=attempt.pk, user_id=student.pk)
+    assert found.pk == attempt.pk and list(_answers) == [question.pk]
+
+
+@pytest.mark.django_db
+def test_statements_are_sent_as_text_when_preparing_is_off(student, settings):
+    settings.QUIZZES_PREPARED_STATEMENTS = False
+    message = sent(lambda: account_statements.user_get(student.pk))[0]
+    assert message.startswith("SELECT") and "EXECUTE" not in message
+    assert fields(account_statements.user_get(student.pk)) == fields(get_user_model().objects.get(pk=student.pk))
+
+
+def backend_pid() -> int:
+    return connection.connection.info.backend_pid
+
+
+@pytest.fixture
+def checks(monkeypatch) -> list[bool]:
+    """The connection checks Django makes (``is_usable``: a ``SELECT 1``), each one's outcome."""
+    made = []
+    is_usable = connection.is_usable
+
+    def counted():
+        made.append(is_usable())
+        return made[-1]
+
+    monkeypatch.setattr(connection, "is_usable", counted)
+    return made
+
+
+def request_starts() -> None:
+    """What Django does when a request starts: the persistent connection is checked again."""
+    connection.close_if_unusable_or_obsolete()
+    assert connection.health_check_enabled and not connection.health_check_done
+
+
+@POSTGRESQL_ONLY
+@pytest.mark.django_db(transaction=True)
+def test_a_requests_first_read_is_its_own_connection_check(student, checks):
+    account_statements.user_get(student.pk)
+    request_starts()
+    assert account_statements.user_get(student.pk).pk == student.pk
+    assert checks == [] and connection.health_check_done
+    # Its other statements need no check either.
+    assert statements.courses_of_student(student.pk)[0] and checks == []
+
+
+@POSTGRESQL_ONLY
+@pytest.mark.django_db(transaction=True)
+def test_a_read_on_a_connection_lost_while_idle_is_sent_again_on_a_new_one(student, checks):
+    account_statements.user_get(student.pk)
+    lost = backend_pid()
+    with connection.get_new_connection(connection.get_connection_params()) as other:
+        other.autocommit = True
+        other.execute("SELECT pg_terminate_backend(%s)", [lost])
+    request_starts()
+    assert account_statements.user_get(student.pk).pk == student.pk
+    assert checks == [False] and backend_pid() != lost  # found lost when the read failed, then replaced
+
+
+@POSTGRESQL_ONLY
+@pytest.mark.django_db(transaction=True)
+def test_a_failing_read_on_a_live_connection_is_not_sent_again(student, checks):
+    account_statements.user_get(student.pk)
+    kept = backend_pid()
+    request_starts()
+    with pytest.raises(DataError), CaptureQueriesContext(connection) as queries:
+        sql._send([("SELECT 1 / %s", [0])])
+    assert checks == [True] and backend_pid() == kept
+    assert len(queries.captured_queries) == 1
+
+
+@POSTGRESQL_ONLY
+@pytest.mark.django_db(transaction=True)
+def test_a_request_whose_first_statement_writes_is_checked_before_it(student, quiz, checks):
+    attempt, _ = attempt_start(user=student, quiz=quiz)
+    question = quiz.questions.get(position=1)
+    request_starts()
+    write(attempt, question, question.choices.first(), user=student)
+    assert checks == [True]  # Django's check: a transaction is never sent twice
+
+
+@BOTH_WAYS
+def test_start_reads_lock_the_enrollment_then_read_the_attempts_and_open_questions(
+    in_one_message, student, quiz, answered, outsider
+):
+    with transaction.atomic():
+        enrolled, attempts, open_questions = statements.start_reads(
+            user_id=student.pk, course_id=quiz.course_id, quiz_id=quiz.pk
+        )
+    assert enrolled is True
+    newest_first = Attempt.objects.filter(user=student).order_by("-number")
+    assert [fields(attempt) for attempt in attempts] == [fields(attempt) for attempt in newest_first]
+    assert open_questions == quiz.questions.filter(is_archived=False).count()
+    outside = statements.start_reads(user_id=outsider.pk, course_id=quiz.course_id, quiz_id=quiz.pk)
+    assert outside == (False, [], open_questions)
+
+
+@BOTH_WAYS
+def test_an_attempt_a_unique_constraint_refuses_is_not_written(in_one_message, student, quiz):
+    first, _new = attempt_start(user=student, quiz=quiz)  # number 1, in progress
+    values = {"user_id": student.pk, "quiz_id": quiz.pk, "max_score": 8, "pass_mark": 60}
+    with CaptureQueriesContext(connection) as queries:
+        assert statements.attempt_insert(number=2, **values) is None  # a second one in progress
+    assert not any("SAVEPOINT" in query["sql"] for query in queries.captured_queries)
+    attempt_finish(attempt=first)
+    assert statements.attempt_insert(number=1, **values) is None  # a taken number
+    second = statements.attempt_insert(number=2, **values)
+    assert fields(second) == fields(Attempt.objects.get(pk=second.pk))
+    assert Attempt.objects.filter(user=student).count() == 2
+
+
+@POSTGRESQL_ONLY
+@pytest.mark.django_db
+def test_with_server_side_binding_a_transactions_reads_go_one_by_one(student, quiz, monkeypatch):
+    # A prepared statement holds one command: several statements may not share a message.
+    monkeypatch.setitem(connection.settings_dict["OPTIONS"], "server_side_binding", True)
+    with CaptureQueriesContext(connection) as queries, transaction.atomic():
+        enrolled, _attempts, _count = statements.start_reads(
+            user_id=student.pk, course_id=quiz.course_id, quiz_id=quiz.pk
+        )
+    assert enrolled is True
+    sent = [query["sql"] for query in queries.captured_queries if "SAVEPOINT" not in query["sql"]]
+    assert len(sent) == 3 and not any("; " in sql for sql in sent)

@@ -1,0 +1,373 @@
+"""Production security: deploy checks, TLS behind a proxy, cookies, Content-Security-Policy."""
+
+import base64
+import hashlib
+import json
+import os
+import re
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.cache import cache
+from django.test import Client, override_settings
+
+from quizzes.attempts.services import attempt_start
+from quizzes.models import Quiz
+from tests.browser import BROWSER_MISSING, chromium
+from tests.factories import DEFAULT_PASSWORD, UserFactory
+
+PROJECT_DIR = Path(__file__).resolve().parents[2]
+QUIZ = "gradient-checkpointing"
+
+EXPECTED_CSP = {
+    "default-src": ["'self'"],
+    "script-src": ["'self'"],
+    "style-src": ["'self'"],
+    "img-src": ["'self'", "data:"],
+    "font-src": ["'self'"],
+    "connect-src": ["'self'"],
+    "form-action": ["'self'"],
+    "frame-ancestors": ["'none'"],
+    "base-uri": ["'self'"],
+    "object-src": ["'none'"],
+}
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    cache.clear()
+    yield
+    cache.clear()
+
+
+def production_env(**extra) -> dict[str, str]:
+    """The environment of a production process: debug off, a real secret and host."""
+    env = {name: value for name, value in os.environ.items() if not name.startswith("DJANGO_")}
+    env.update(
+        DJANGO_SETTINGS_MODULE="lms.settings",
+        DJANGO_DEBUG="0",
+        DJANGO_SECRET_KEY=secrets.token_urlsafe(64),
+        DJANGO_ALLOWED_HOSTS="quiz.example.org",
+        DJANGO_CSRF_TRUSTED_ORIGINS="https://quiz.example.org,https://www.quiz.example.org",
+    )
+    env.update(extra)
+    return env
+
+
+def run_manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=60
+    )
+
+
+def production_settings(**extra) -> dict:
+    names = [
+        "DEBUG",
+        "SECURE_SSL_REDIRECT",
+        "SECURE_PROXY_SSL_HEADER",
+        "SECURE_HSTS_SECONDS",
+        "SECURE_HSTS_INCLUDE_SUBDOMAINS",
+        "SECURE_HSTS_PRELOAD",
+        "SESSION_COOKIE_SECURE",
+        "SESSION_COOKIE_HTTPONLY",
+        "CSRF_COOKIE_SECURE",
+        "LANGUAGE_COOKIE_SECURE",
+        "CSRF_TRUSTED_ORIGINS",
+        "SECURE_REFERRER_POLICY",
+        "X_FRAME_OPTIONS",
+        "LOGIN_THROTTLE_USERNAME_FAILURES",
+        "LOGIN_THROTTLE_IP_FAILURES",
+        "LOGIN_THROTTLE_WINDOW",
+        "REST_FRAMEWORK",
+        "API_THROTTLE_LOCAL_SHARE",
+    ]
+    code = (
+        "import json; from django.conf import settings; "
+        f"print(json.dumps({{name: getattr(settings, name) for name in {names!r}}}))"
+    )
+    result = run_manage("shell", "-v0", "-c", code, env=production_env(**extra))
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def parse_csp(header: str) -> dict[str, list[str]]:
+    directives = {}
+    for part in header.split(";"):
+        name, *sources = part.split()
+        directives[name] = sources
+    return directives
+
+
+def assert_strict_csp(response, **extra_sources) -> dict[str, list[str]]:
+    header = response["Content-Security-Policy"]
+    assert "unsafe-inline" not in header and "unsafe-eval" not in header, header
+    directives = parse_csp(header)
+    expected = {name: list(sources) for name, sources in EXPECTED_CSP.items()}
+    for name, sources in extra_sources.items():
+        expected[name.replace("_", "-")] += sources
+    assert directives == expected
+    return directives
+
+
+# Deploy settings ------------------------------------------------------------------
+
+
+def test_deploy_check_is_clean_with_production_env():
+    result = run_manage("check", "--deploy", "--fail-level", "WARNING", env=production_env())
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_deploy_check_fails_without_a_real_secret():
+    result = run_manage(
+        "check", "--deploy", "--fail-level", "WARNING", env=production_env(DJANGO_SECRET_KEY="short-secret")
+    )
+
+    assert result.returncode != 0
+    assert "security.W009" in result.stdout + result.stderr
+
+
+def test_production_settings():
+    values = production_settings()
+
+    assert values["DEBUG"] is False
+    assert values["SECURE_SSL_REDIRECT"] is True
+    assert values["SECURE_PROXY_SSL_HEADER"] == ["HTTP_X_FORWARDED_PROTO", "https"]
+    assert values["SECURE_HSTS_SECONDS"] == 365 * 24 * 3600
+    assert values["SECURE_HSTS_INCLUDE_SUBDOMAINS"] is True
+    assert values["SECURE_HSTS_PRELOAD"] is True
+    assert values["SESSION_COOKIE_SECURE"] is True
+    assert values["SESSION_COOKIE_HTTPONLY"] is True
+    assert values["CSRF_COOKIE_SECURE"] is True
+    assert values["CSRF_TRUSTED_ORIGINS"] == ["https://quiz.example.org", "https://www.quiz.example.org"]
+    assert values["SECURE_REFERRER_POLICY"] == "same-origin"
+    assert values["X_FRAME_OPTIONS"] == "DENY"
+    assert (
+        values["LOGIN_THROTTLE_USERNAME_FAILURES"],
+        values["LOGIN_THROTTLE_IP_FAILURES"],
+        values["LOGIN_THROTTLE_WINDOW"],
+    ) == (5, 20, 900)
+    assert values["REST_FRAMEWORK"]["DEFAULT_THROTTLE_RATES"] == {"user": "600/min", "anon": "60/min"}
+    assert values["API_THROTTLE_LOCAL_SHARE"] == 0.01
+    assert values["REST_FRAMEWORK"]["NUM_PROXIES"] == 1
+    assert values["LANGUAGE_COOKIE_SECURE"] is True
+
+
+def test_ssl_redirect_can_be_turned_off_and_rates_set_by_env():
+    values = production_settings(
+        DJANGO_SECURE_SSL_REDIRECT="0",
+        DJANGO_API_THROTTLE_USER="10/min",
+        DJANGO_API_THROTTLE_ANON="5/min",
+        DJANGO_API_THROTTLE_LOCAL_SHARE="0",
+    )
+
+    assert values["SECURE_SSL_REDIRECT"] is False
+    assert values["REST_FRAMEWORK"]["DEFAULT_THROTTLE_RATES"] == {"user": "10/min", "anon": "5/min"}
+    assert values["API_THROTTLE_LOCAL_SHARE"] == 0
+
+
+# Behind the TLS-terminating proxy -----------------------------------------------
+
+
+@override_settings(SECURE_SSL_REDIRECT=True)
+def test_plain_http_is_redirected_to_https(db):
+    response = Client().get("/en/accounts/login/?next=/en/")
+
+    assert response.status_code == 301
+    assert response["Location"] == "https://testserver/en/accounts/login/?next=/en/"
+
+
+@override_settings(SECURE_SSL_REDIRECT=True)
+def test_api_over_plain_http_is_redirected_to_https(db):
+    response = Client().get("/api/v1/quizzes/")
+
+    assert response.status_code == 301
+    assert response["Location"] == "https://testserver/api/v1/quizzes/"
+
+
+@override_settings(SECURE_SSL_REDIRECT=True)
+def test_forwarded_https_is_secure_and_gets_hsts(db):
+    response = Client().get("/en/accounts/login/", HTTP_X_FORWARDED_PROTO="https")
+
+    assert response.status_code == 200
+    assert response.wsgi_request.is_secure()
+    assert response["Strict-Transport-Security"] == "max-age=31536000; includeSubDomains; preload"
+    assert response["X-Frame-Options"] == "DENY"
+    assert response["Referrer-Policy"] == "same-origin"
+    assert response["X-Content-Type-Options"] == "nosniff"
+
+
+@override_settings(SECURE_SSL_REDIRECT=True)
+def test_forwarded_http_is_redirected(db):
+    response = Client().get("/en/accounts/login/", HTTP_X_FORWARDED_PROTO="http")
+
+    assert response.status_code == 301
+    assert response["Location"].startswith("https://")
+
+
+@override_settings(SECURE_SSL_REDIRECT=True)
+def test_login_cookies_are_secure_and_session_cookie_http_only(db):
+    user = UserFactory(username="cookie-user")
+    client = Client(HTTP_X_FORWARDED_PROTO="https")
+
+    page = client.get("/en/accounts/login/")
+    response = client.post(
+        "/en/accounts/login/",
+        {"username": user.username, "password": DEFAULT_PASSWORD, "csrfmiddlewaretoken": page.context["csrf_token"]},
+    )
+
+    assert response.status_code == 302
+    csrf_cookie = page.cookies["csrftoken"]
+    session_cookie = response.cookies["sessionid"]
+    assert csrf_cookie["secure"] is True
+    assert session_cookie["secure"] is True
+    assert session_cookie["httponly"] is True
+
+
+# Content-Security-Policy ----------------------------------------------------------
+
+
+@pytest.fixture
+def question_url(student, gc_quiz) -> str:
+    attempt, _created = attempt_start(user=student, quiz=gc_quiz)
+    return f"/en/attempts/{attempt.pk}/questions/1/"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/en/accounts/login/",
+        "/ur/accounts/login/",
+        "/en/admin/login/",
+        "/en/no-such-page/",
+        "/api/v1/quizzes/",
+        "/api/v1/schema/",
+        "/static/quizzes/site.css",
+    ],
+)
+def test_csp_on_anonymous_responses(client, db, url):
+    assert_strict_csp(client.get(url))
+
+
+def test_csp_on_student_pages(student_client, gc_quiz, question_url):
+    for url in ["/en/", f"/en/quizzes/{QUIZ}/", question_url, "/ur/"]:
+        response = student_client.get(url)
+        assert response.status_code == 200, url
+        assert_strict_csp(response)
+        assert not re.search(r"<script(?![^>]*\bsrc=)", response.content.decode()), url
+        assert not re.search(r"<style|\sstyle=", response.content.decode()), url
+
+
+def test_csp_on_admin_pages(editor, gc_quiz):
+    client = Client()
+    client.force_login(editor)
+    for url in ["/en/admin/", "/en/admin/quizzes/quiz/", f"/en/admin/quizzes/quiz/{gc_quiz.pk}/change/"]:
+        response = client.get(url)
+        assert response.status_code == 200, url
+        assert_strict_csp(response)
+
+
+def test_csp_on_api_responses(student_client, gc_quiz):
+    assert_strict_csp(student_client.get("/api/v1/quizzes/"))
+    assert_strict_csp(Client().post("/api/v1/auth/token/", {}, content_type="application/json"))
+
+
+def test_docs_page_has_no_inline_script_and_its_inline_style_is_allowed_by_hash(client, db):
+    response = client.get("/api/v1/docs/")
+
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert not re.search(r"<script(?![^>]*\bsrc=)", html)
+    (style,) = re.findall(r"<style>(.*?)</style>", html, flags=re.DOTALL)
+    digest = base64.b64encode(hashlib.sha256(style.encode()).digest()).decode()
+    style_hash = f"'sha256-{digest}'"
+    assert_strict_csp(response, style_src=[style_hash])
+    (script_url,) = re.findall(r'<script src="([^"]*\?[^"]*script=[^"]*)"', html)
+    script = client.get(script_url.replace("&amp;", "&"))
+    assert script.status_code == 200
+    assert script["Content-Type"].startswith("application/javascript")
+    assert "SwaggerUIBundle" in script.content.decode()
+    assert_strict_csp(script, style_src=[style_hash])
+
+
+def test_frame_ancestors_and_x_frame_options(client, db):
+    response = client.get("/en/accounts/login/")
+
+    assert parse_csp(response["Content-Security-Policy"])["frame-ancestors"] == ["'none'"]
+    assert response["X-Frame-Options"] == "DENY"
+
+
+# In a real browser: no CSP violation on the pages most likely to have one --------
+
+
+# Collects violations that reach no console message too (none of the pages may have any).
+CSP_LISTENER = """
+window.__cspViolations = [];
+document.addEventListener("securitypolicyviolation", (event) => {
+  window.__cspViolations.push(`${event.violatedDirective} ${event.blockedURI} ${event.sourceFile}:${event.lineNumber}`);
+});
+"""
+
+
+@pytest.fixture
+def browser():
+    with chromium() as started:
+        yield started
+
+
+def _session_cookie(user, live_server) -> dict:
+    client = Client()
+    client.force_login(user)
+    return {"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}
+
+
+@pytest.mark.skipif(BROWSER_MISSING is not None, reason=BROWSER_MISSING or "")
+def test_pages_load_without_csp_violations_in_chromium(browser, live_server, transactional_db):
+    from tests.conftest import load_fixtures
+    from tests.factories import EnrollmentFactory
+
+    load_fixtures()
+    quiz = Quiz.objects.get(slug=QUIZ)
+    student = UserFactory(username="csp-student")
+    EnrollmentFactory(user=student, course=quiz.course)
+    attempt, _created = attempt_start(user=student, quiz=quiz)
+    question = quiz.questions.order_by("position").first()
+    editor = UserFactory(username="csp-editor", is_staff=True, is_superuser=True)
+
+    messages: list[str] = []
+    visits = [
+        (None, "/api/v1/docs/", ".swagger-ui .info .title"),
+        (None, "/en/accounts/login/", "main form"),
+        (None, "/en/admin/login/", "#login-form"),
+        (editor, f"/en/admin/quizzes/quiz/{quiz.pk}/change/", ".ui-tabs .ui-tabs-nav"),
+        (editor, f"/ur/admin/quizzes/quiz/{quiz.pk}/change/", ".ui-tabs .ui-tabs-nav"),
+        (editor, f"/en/admin/quizzes/question/{question.pk}/change/", ".ui-tabs .ui-tabs-nav"),
+        (editor, "/en/admin/quizzes/quiz/add/", ".ui-tabs .ui-tabs-nav"),
+        (editor, "/en/admin/quizzes/quiz/", "#changelist"),
+        (editor, f"/en/admin/quizzes/quiz/{quiz.pk}/preview/?language=ur", ".quiz-preview"),
+        (student, f"/en/attempts/{attempt.pk}/questions/1/", "main form"),
+        (student, f"/ur/attempts/{attempt.pk}/questions/1/", "main form"),
+    ]
+    for user, url, ready in visits:
+        context = browser.new_context(base_url=live_server.url)
+        context.set_default_timeout(15_000)
+        if user is not None:
+            context.add_cookies([_session_cookie(user, live_server)])
+        context.add_init_script(CSP_LISTENER)
+        page = context.new_page()
+        page.on("console", lambda message, url=url: messages.append(f"{url}: [{message.type}] {message.text}"))
+        response = page.goto(url)
+        assert response.status == 200, (url, response.status)
+        assert response.headers["content-security-policy"]
+        page.wait_for_selector(ready, state="attached")
+        page.wait_for_load_state("networkidle")
+        violations = page.evaluate("window.__cspViolations")
+        assert not violations, (url, violations)
+        context.close()
+
+    csp_messages = [message for message in messages if "Content Security Policy" in message]
+    assert not csp_messages, "\n".join(csp_messages)

@@ -1,0 +1,606 @@
+"""Throttling: failed logins (web, admin and API token), and API rates shared by all workers."""
+
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from django.core.cache import cache
+from django.test import Client
+from django.utils import translation
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from common import throttle
+from common.throttle import UnsentCounts, WindowCounter, unsent_requests
+from quizzes.accounts.login_throttle import LoginThrottled, _too_many_failures, login_throttle_check
+from tests.factories import DEFAULT_PASSWORD, UserFactory
+
+PROJECT_DIR = Path(__file__).resolve().parents[2]
+LOGIN_URL = "/en/accounts/login/"
+ADMIN_LOGIN_URL = "/en/admin/login/"
+TOKEN_URL = "/api/v1/auth/token/"
+WINDOW = 900
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    cache.clear()
+    unsent_requests.clear()
+    yield
+    cache.clear()
+    unsent_requests.clear()
+
+
+@pytest.fixture
+def production_limits(settings):
+    """The production login limits (the test settings put them out of reach)."""
+    settings.LOGIN_THROTTLE_USERNAME_FAILURES = 5
+    settings.LOGIN_THROTTLE_IP_FAILURES = 20
+    settings.LOGIN_THROTTLE_WINDOW = WINDOW
+
+
+class Clock:
+    """time.time() under the test's control: the cache's expiry follows it."""
+
+    def __init__(self):
+        self.now = time.time()
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture
+def clock(monkeypatch) -> Clock:
+    clock = Clock()
+    monkeypatch.setattr(time, "time", clock)
+    return clock
+
+
+@pytest.fixture
+def user(db):
+    return UserFactory(username="alice")
+
+
+def web_login(username, password=DEFAULT_PASSWORD, *, ip="10.0.0.1", url=LOGIN_URL, **extra):
+    return Client(REMOTE_ADDR=ip, **extra).post(url, {"username": username, "password": password})
+
+
+def token_login(username, password=DEFAULT_PASSWORD, *, ip="10.0.0.1", **extra):
+    return APIClient(REMOTE_ADDR=ip, **extra).post(
+        TOKEN_URL, {"username": username, "password": password}, format="json"
+    )
+
+
+def assert_logged_in(response):
+    assert response.status_code == 302, response.status_code
+    assert "_auth_user_id" in response.wsgi_request.session
+
+
+def assert_refused(response, wait: int = WINDOW) -> None:
+    assert response.status_code == 429, response.status_code
+    assert response["Retry-After"] == str(wait)
+    assert "_auth_user_id" not in response.wsgi_request.session
+    assert _too_many_failures((wait + 59) // 60) in response.content.decode()
+
+
+def fail(username, times: int, **kwargs) -> None:
+    for _ in range(times):
+        response = web_login(username, "wrong password", **kwargs)
+        assert response.status_code == 200, response.status_code  # the form again, with its error
+
+
+# The web login ------------------------------------------------------------------------
+
+
+def test_right_password_is_refused_after_five_failures(production_limits, user, clock):
+    fail("alice", 5)
+
+    assert_refused(web_login("alice"))
+    assert_refused(web_login("alice", "wrong password"))
+
+
+def test_four_failures_are_not_enough(production_limits, user, clock):
+    fail("alice", 4)
+
+    assert_logged_in(web_login("alice"))
+
+
+def test_refused_until_the_window_passes(production_limits, user, clock):
+    fail("alice", 5)
+    clock.advance(WINDOW - 61)
+
+    assert_refused(web_login("alice"), wait=61)
+    clock.advance(60)
+    assert_refused(web_login("alice"), wait=1)
+    clock.advance(2)
+    assert_logged_in(web_login("alice"))
+
+
+def test_the_window_starts_at_the_first_failure(production_limits, user, clock):
+    fail("alice", 4)
+    clock.advance(WINDOW + 1)
+    fail("alice", 4)
+
+    assert_logged_in(web_login("alice"))
+
+
+def test_a_username_is_counted_from_any_address(production_limits, user, clock):
+    for number in range(5):
+        fail("alice", 1, ip=f"10.0.1.{number}")
+
+    assert_refused(web_login("alice", ip="10.0.2.1"))
+
+
+def test_usernames_are_counted_whatever_their_case(production_limits, user, clock):
+    fail("Alice", 2)
+    fail("ALICE ", 3)
+
+    assert_refused(web_login("alice"))
+
+
+def test_unknown_usernames_are_counted_too(production_limits, db, clock):
+    fail("nobody", 5)
+
+    with pytest.raises(LoginThrottled):
+        login_throttle_check(None, "nobody")
+
+
+def test_an_address_is_refused_after_twenty_failures(production_limits, user, clock):
+    for number in range(20):
+        fail(f"guess-{number}", 1, ip="10.0.0.9")
+
+    assert_refused(web_login("alice", ip="10.0.0.9"))
+    assert_logged_in(web_login("alice", ip="10.0.0.10"))
+
+
+def test_success_clears_the_username_count(production_limits, user, clock):
+    fail("alice", 4)
+    assert_logged_in(web_login("alice"))
+    fail("alice", 4)
+
+    assert_logged_in(web_login("alice"))
+
+
+def test_success_does_not_clear_the_address_count(production_limits, user, clock):
+    for number in range(19):
+        fail(f"guess-{number}", 1, ip="10.0.0.9")
+    assert_logged_in(web_login("alice", ip="10.0.0.9"))
+    fail("guess-x", 1, ip="10.0.0.9")
+
+    assert_refused(web_login("alice", ip="10.0.0.9"))
+
+
+def test_x_forwarded_for_is_not_trusted_without_proxies(production_limits, settings, user, clock):
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 0}
+    for number in range(20):
+        fail(f"guess-{number}", 1, ip="10.0.0.9", HTTP_X_FORWARDED_FOR=f"192.0.2.{number}")
+
+    assert_refused(web_login("alice", ip="10.0.0.9", HTTP_X_FORWARDED_FOR="192.0.2.200"))
+
+
+def test_x_forwarded_for_names_the_client_behind_the_proxy(production_limits, settings, user, clock):
+    assert settings.REST_FRAMEWORK["NUM_PROXIES"] == 1  # the production default
+    for number in range(20):
+        fail(f"guess-{number}", 1, ip="10.0.0.9", HTTP_X_FORWARDED_FOR="192.0.2.1")
+
+    assert_refused(web_login("alice", ip="10.0.0.9", HTTP_X_FORWARDED_FOR="192.0.2.1"))
+    # The proxy appends the address it saw; a client's own X-Forwarded-For stays on the left.
+    assert_refused(web_login("alice", ip="10.0.0.9", HTTP_X_FORWARDED_FOR="198.51.100.7, 192.0.2.1"))
+    assert_logged_in(web_login("alice", ip="10.0.0.9", HTTP_X_FORWARDED_FOR="192.0.2.1, 192.0.2.2"))
+    # Without the header (not through the proxy): the connection's address.
+    assert_logged_in(web_login("alice", ip="10.0.0.9"))
+
+
+def test_the_refusal_page_is_in_the_page_language(production_limits, user, clock, parse_html):
+    fail("alice", 5)
+
+    response = web_login("alice", url="/ur/accounts/login/")
+
+    assert response.status_code == 429
+    html = parse_html(response)
+    assert (html.one("html")["lang"], html.one("html")["dir"]) == ("ur", "rtl")
+    with translation.override("ur"):
+        message = _too_many_failures(15)
+    assert html.one("div", class_="alert", role="alert").text == message
+
+
+def test_the_admin_login_is_throttled_too(production_limits, db, clock):
+    UserFactory(username="admin-alice", is_staff=True)
+    for _ in range(5):
+        assert web_login("admin-alice", "wrong password", url=ADMIN_LOGIN_URL).status_code == 200
+
+    assert_refused(web_login("admin-alice", url=ADMIN_LOGIN_URL))
+
+
+def test_the_test_limits_are_out_of_reach(user):
+    fail("alice", 30)
+
+    assert_logged_in(web_login("alice"))
+
+
+# The API token endpoint ----------------------------------------------------------------
+
+
+def assert_token_refused(response, wait: int = WINDOW) -> None:
+    assert response.status_code == 429, response.content
+    assert response.json() == {"detail": _too_many_failures((wait + 59) // 60), "code": "throttled"}
+    assert response["Retry-After"] == str(wait)
+
+
+def test_token_is_refused_after_five_failures_even_with_the_right_password(production_limits, user, clock):
+    for _ in range(5):
+        assert token_login("alice", "wrong password").status_code == 400
+
+    assert_token_refused(token_login("alice"))
+    assert not Token.objects.filter(user=user).exists()
+
+
+def test_token_is_given_again_after_the_window(production_limits, user, clock):
+    for _ in range(5):
+        token_login("alice", "wrong password")
+    clock.advance(WINDOW + 1)
+
+    assert token_login("alice").status_code == 200
+
+
+def test_token_success_clears_the_username_count(production_limits, user, clock):
+    for _ in range(4):
+        token_login("alice", "wrong password")
+    assert token_login("alice").status_code == 200
+    for _ in range(4):
+        token_login("alice", "wrong password")
+
+    assert token_login("alice").status_code == 200
+
+
+def test_web_and_api_failures_add_up(production_limits, user, clock):
+    fail("alice", 3)
+    for _ in range(2):
+        token_login("alice", "wrong password", ip="10.9.9.9")
+
+    assert_token_refused(token_login("alice"))
+    assert_refused(web_login("alice"))
+
+
+def test_token_refusal_is_in_the_request_language(production_limits, user, clock):
+    for _ in range(5):
+        token_login("alice", "wrong password")
+
+    response = token_login("alice", HTTP_ACCEPT_LANGUAGE="id")
+
+    with translation.override("id"):
+        message = _too_many_failures(15)
+    assert response.status_code == 429
+    assert response.json()["detail"] == message
+
+
+# API rates (in process) ----------------------------------------------------------------
+
+
+@pytest.fixture
+def api_rates(settings):
+    def set_rates(user: str, anon: str) -> None:
+        settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"user": user, "anon": anon}}
+
+    return set_rates
+
+
+def test_user_rate_then_429_with_retry_after(api_rates, db, clock):
+    api_rates(user="3/min", anon="100/min")
+    alice, bob = APIClient(), APIClient()
+    alice.force_authenticate(UserFactory(username="alice"))
+    bob.force_authenticate(UserFactory(username="bob"))
+
+    statuses = [alice.get("/api/v1/progress/").status_code for _ in range(3)]
+    refused = alice.get("/api/v1/progress/")
+
+    assert statuses == [200, 200, 200]
+    assert refused.status_code == 429
+    assert refused.json()["code"] == "throttled"
+    assert set(refused.json()) == {"detail", "code"}
+    assert refused["Retry-After"] == "60"
+    assert bob.get("/api/v1/progress/").status_code == 200
+    clock.advance(45)
+    assert alice.get("/api/v1/progress/")["Retry-After"] == "15"
+    clock.advance(16)
+    assert alice.get("/api/v1/progress/").status_code == 200
+
+
+def test_anonymous_rate_per_address(api_rates, db):
+    api_rates(user="100/min", anon="2/min")
+    client = APIClient(REMOTE_ADDR="10.0.0.1")
+
+    statuses = [client.get("/api/v1/docs/").status_code for _ in range(3)]
+
+    assert statuses == [200, 200, 429]
+    assert APIClient(REMOTE_ADDR="10.0.0.2").get("/api/v1/docs/").status_code == 200
+
+
+# API rates counted in the worker first (UnsentCounts) ---------------------------------
+
+
+def shared_count(user) -> int:
+    """The user's API requests as the shared count (the cache) has them."""
+    return WindowCounter("throttle", 60).count(f"throttle_user_{user.pk}")
+
+
+@pytest.fixture
+def alice_api(db):
+    client = APIClient()
+    client.force_authenticate(UserFactory(username="alice"))
+    return client
+
+
+def test_far_below_the_rate_a_worker_sends_its_counts_in_batches(api_rates, settings, alice_api):
+    api_rates(user="100/min", anon="100/min")
+    settings.API_THROTTLE_LOCAL_SHARE = 0.05  # slack 5: four held back, sent with the fifth
+    user = alice_api.handler._force_user
+    counts = []
+    for _ in range(10):
+        assert alice_api.get("/api/v1/progress/").status_code == 200
+        counts.append(shared_count(user))
+
+    assert counts == [0, 0, 0, 0, 5, 5, 5, 5, 5, 10]
+
+
+def test_near_the_rate_every_request_is_counted_and_the_limit_is_exact(api_rates, settings, alice_api):
+    api_rates(user="20/min", anon="100/min")
+    settings.API_THROTTLE_LOCAL_SHARE = 0.25  # slack 5: from the 16th request on, each one is sent
+    user = alice_api.handler._force_user
+    statuses, counts = [], []
+    for _ in range(22):
+        statuses.append(alice_api.get("/api/v1/progress/").status_code)
+        counts.append(shared_count(user))
+
+    assert statuses == [200] * 20 + [429] * 2
+    assert counts == [0, 0, 0, 0, 5, 5, 5, 5, 5, 10, 10, 10, 10, 10, 15, 16, 17, 18, 19, 20, 21, 22]
+
+
+def test_with_no_share_every_request_is_counted_at_once(api_rates, settings, alice_api):
+    api_rates(user="600/min", anon="100/min")
+    settings.API_THROTTLE_LOCAL_SHARE = 0
+    user = alice_api.handler._force_user
+    for number in range(1, 4):
+        alice_api.get("/api/v1/progress/")
+        assert shared_count(user) == number
+
+
+def test_workers_exceed_the_rate_by_less_than_their_slack_each(api_rates, settings, alice_api, monkeypatch):
+    """Three workers (their own UnsentCounts, one shared count) take turns: together they let
+    through at most the rate plus slack - 1 each, and the rate itself whatever the order."""
+    api_rates(user="40/min", anon="100/min")
+    settings.API_THROTTLE_LOCAL_SHARE = 0.1  # slack 4
+    workers = [UnsentCounts() for _ in range(3)]
+    statuses = []
+    for number in range(80):
+        monkeypatch.setattr(throttle, "unsent_requests", workers[number % 3])
+        statuses.append(alice_api.get("/api/v1/progress/").status_code)
+
+    served = statuses.count(200)
+    assert 40 <= served <= 40 + 3 * (4 - 1), statuses
+    assert statuses.count(429) == 80 - served
+    assert statuses[-9:] == [429] * 9  # once each worker has seen the count past the rate
+
+
+def test_held_back_counts_end_with_the_window(api_rates, settings, alice_api, clock):
+    api_rates(user="100/min", anon="100/min")
+    settings.API_THROTTLE_LOCAL_SHARE = 0.05  # slack 5
+    user = alice_api.handler._force_user
+    for _ in range(3):
+        alice_api.get("/api/v1/progress/")
+    clock.advance(61)
+    for _ in range(4):
+        alice_api.get("/api/v1/progress/")
+    assert shared_count(user) == 0
+    alice_api.get("/api/v1/progress/")
+
+    assert shared_count(user) == 5  # the new window's five, not the old window's three too
+
+
+def test_unsent_counts_keep_a_bounded_number_of_keys(clock):
+    counts = UnsentCounts()
+    counts.MAX_KEYS = 4
+    for key in "abcd":
+        assert counts.take(key, window=60, limit=100, slack=5) is None
+    clock.advance(30)
+    assert counts.take("e", window=10, limit=100, slack=5) is None  # full, none ended: all dropped
+    assert set(counts._entries) == {"e"}
+    for key in "fgh":
+        counts.take(key, window=60, limit=100, slack=5)
+    clock.advance(11)  # e ends, but f, g and h are more than half of 4: all dropped
+    counts.take("i", window=60, limit=100, slack=5)
+    assert set(counts._entries) == {"i"}
+    for key in "jkl":
+        counts.take(key, window=5, limit=100, slack=5)
+    clock.advance(6)  # j, k and l end: i alone is left, and kept
+    counts.take("m", window=60, limit=100, slack=5)
+    assert set(counts._entries) == {"i", "m"}
+    amount, _entry = counts.take("i", window=60, limit=100, slack=2)
+    assert amount == 2  # i's held-back request goes with this one
+
+
+# API rates across servers: two gunicorn, two workers each, one Redis -----------------------
+
+REDIS_HOST, REDIS_PORT, REDIS_DB = "127.0.0.1", 6379, 9
+RATE = 10
+
+
+def _redis_reachable() -> bool:
+    try:
+        with socket.create_connection((REDIS_HOST, REDIS_PORT), timeout=0.5) as connection:
+            connection.sendall(b"PING\r\n")
+            return connection.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _request(url: str, token: str | None = None) -> tuple[int, dict, dict]:
+    headers = {"X-Forwarded-Proto": "https", "Accept": "application/json"}
+    if token:
+        headers["Authorization"] = f"Token {token}"
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=10) as response:
+            return response.status, dict(response.headers), json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), json.loads(error.read() or b"null")
+
+
+@pytest.fixture
+def gunicorn_servers(request, tmp_path):
+    """Two gunicorn servers (two workers each) on one fresh SQLite database and one Redis; a token.
+    The share of the rate each worker may hold back is the test's parameter, else the default."""
+    if not _redis_reachable():
+        pytest.skip(f"needs Redis at {REDIS_HOST}:{REDIS_PORT}")
+    prefix = f"test-throttle-{secrets.token_hex(6)}"
+    env = {name: value for name, value in os.environ.items() if not name.startswith("DJANGO_")}
+    env.update(
+        DJANGO_SETTINGS_MODULE="lms.settings",
+        DJANGO_DEBUG="0",
+        DJANGO_SECRET_KEY=secrets.token_urlsafe(64),
+        DJANGO_ALLOWED_HOSTS="127.0.0.1",
+        DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        REDIS_URL=f"redis://{REDIS_HOST}:{REDIS_PORT}/{REDIS_DB}",
+        DJANGO_CACHE_KEY_PREFIX=prefix,
+        DJANGO_API_THROTTLE_USER=f"{RATE}/min",
+        DJANGO_API_THROTTLE_ANON="1000/min",
+    )
+    if hasattr(request, "param"):
+        env["DJANGO_API_THROTTLE_LOCAL_SHARE"] = request.param
+    manage = [sys.executable, "manage.py"]
+    subprocess.run([*manage, "migrate", "--noinput", "-v0"], cwd=PROJECT_DIR, env=env, check=True, timeout=60)
+    create_token = (
+        "from django.contrib.auth import get_user_model; from rest_framework.authtoken.models import Token; "
+        "print(Token.objects.create(user=get_user_model().objects.create_user('throttled')).key)"
+    )
+    token = subprocess.run(
+        [*manage, "shell", "-v0", "-c", create_token],
+        cwd=PROJECT_DIR,
+        env=env,
+        check=True,
+        timeout=60,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+
+    servers, urls = [], []
+    try:
+        for _ in range(2):
+            port = _free_port()
+            command = [sys.executable, "-m", "gunicorn", "lms.wsgi:application", "--workers", "2"]
+            command += ["--no-control-socket", "--bind", f"127.0.0.1:{port}"]
+            log = (tmp_path / f"gunicorn-{port}.log").open("w")
+            servers.append(subprocess.Popen(command, cwd=PROJECT_DIR, env=env, stdout=log, stderr=log))
+            urls.append(f"http://127.0.0.1:{port}")
+        deadline = time.monotonic() + 15
+        for url in urls:
+            while True:  # anonymous: 401 before any throttle counts
+                try:
+                    if _request(f"{url}/api/v1/progress/")[0] == 401:
+                        break
+                except OSError:
+                    pass
+                assert time.monotonic() < deadline, f"gunicorn at {url} did not start"
+                time.sleep(0.1)
+        yield urls, token
+    finally:
+        for server in servers:
+            server.send_signal(signal.SIGINT)  # quick shutdown
+        for server in servers:
+            server.wait(timeout=10)
+        import redis
+
+        client = redis.Redis(host=REDIS_HOST, port=REDIS_PORT, db=REDIS_DB)
+        keys = list(client.scan_iter(f"{prefix}:*"))
+        if keys:
+            client.delete(*keys)
+
+
+def test_user_rate_holds_across_servers_and_workers(gunicorn_servers):
+    urls, token = gunicorn_servers
+    targets = [f"{urls[number % 2]}/api/v1/progress/" for number in range(RATE + 8)]
+
+    # All at once, spread over both servers: counted in Redis, no count is lost.
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(pool.map(lambda url: (url, *_request(url, token)), targets))
+
+    statuses = [status for _url, status, _headers, _body in results]
+    assert sorted(statuses) == [200] * RATE + [429] * 8, statuses
+    served = {url.split("/api/")[0] for url, status, _headers, _body in results if status == 200}
+    assert len(served) == 2, "both servers answered some requests"
+    for _url, status, headers, body in results:
+        if status == 429:
+            assert body["code"] == "throttled" and set(body) == {"detail", "code"}, body
+            assert 1 <= int(headers["Retry-After"]) <= 60, headers
+    # And one after the other too, on either server.
+    assert _request(f"{urls[0]}/api/v1/progress/", token)[0] == 429
+    assert _request(f"{urls[1]}/api/v1/progress/", token)[0] == 429
+
+
+@pytest.mark.parametrize("gunicorn_servers", ["0.2"], indirect=True)
+def test_user_rate_holds_within_each_workers_slack_across_servers(gunicorn_servers):
+    """Each of the four workers may hold back a fifth of the rate (slack 2): at most
+    one request each beyond the rate, and never fewer than the rate."""
+    urls, token = gunicorn_servers
+    targets = [f"{urls[number % 2]}/api/v1/progress/" for number in range(RATE + 14)]
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        statuses = [status for status, _headers, _body in pool.map(lambda url: _request(url, token), targets)]
+
+    assert RATE <= statuses.count(200) <= RATE + 4 * (2 - 1), statuses
+    assert statuses.count(429) == len(targets) - statuses.count(200)
+
+
+def test_window_counter_on_redis_counts_atomically_in_one_round_trip():
+    """On Redis a count is one command, a Lua script (common/redis_cache.py), still atomic across
+    threads, with the window starting at the first event."""
+    if not _redis_reachable():
+        pytest.skip(f"needs Redis at {REDIS_HOST}:{REDIS_PORT}")
+    from common.redis_cache import ReusedClientRedisCache
+
+    shared = ReusedClientRedisCache(
+        f"redis://{REDIS_HOST}:{REDIS_PORT}/{REDIS_DB}", {"KEY_PREFIX": f"window-{secrets.token_hex(4)}"}
+    )
+    counter = WindowCounter("test", 60)
+    counter.cache = shared
+    calls = []
+    client = shared._cache.get_client(write=True)
+    client.script_flush()  # as after a Redis restart: the script is sent again, once
+    original_command = client.execute_command
+    client.execute_command = lambda *args, **kwargs: calls.append(args[0]) or original_command(*args, **kwargs)
+    try:
+        assert [counter.incr("k") for _ in range(3)] == [1, 2, 3]
+    finally:
+        client.execute_command = original_command
+    # The window's start is set by the first event's command, no round trip of its own.
+    assert calls == ["EVALSHA", "SCRIPT LOAD", "EVALSHA", "EVALSHA", "EVALSHA"]
+    assert counter.count("k") == 3
+    assert 58 <= counter.retry_after("k") <= 60
+    assert 0 < client.ttl(shared.make_key("test:k:n")) <= 60
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        counts = list(pool.map(lambda _i: counter.incr("k"), range(200)))
+    assert sorted(counts) == list(range(4, 204))
+    counter.reset("k")
+    assert counter.count("k") == 0
+    # Counts held back by a worker arrive together: the first of them opens the window.
+    assert [counter.incr("m", 5), counter.incr("m", 2)] == [5, 7]
+    assert 0 < client.ttl(shared.make_key("test:m:n")) <= 60
+    assert 58 <= counter.retry_after("m") <= 60
