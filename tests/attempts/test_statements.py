@@ -253,9 +253,9 @@ POSTGRESQL_ONLY = pytest.mark.skipif(connection.vendor != "postgresql", reason="
 
 
 def test_a_statement_becomes_an_execute_with_the_same_parameters():
-    sql = "SELECT a FROM t WHERE b = %s AND c IN (%s, %s)"
-    name, prepare, execute = sql._prepared_form(sql)
-    assert name.startswith("quizzes_") and sql._prepared_form(sql)[0] == name
+    text = "SELECT a FROM t WHERE b = %s AND c IN (%s, %s)"
+    name, prepare, execute = sql._prepared_form(text)
+    assert name.startswith("quizzes_") and sql._prepared_form(text)[0] == name
     assert prepare == f"PREPARE {name} AS SELECT a FROM t WHERE b = $1 AND c IN ($2, $3)"
     assert execute == f"EXECUTE {name}(%s, %s, %s)"
     assert sql._prepared_form("SELECT 1")[2] == f"EXECUTE {sql._prepared_form('SELECT 1')[0]}"
