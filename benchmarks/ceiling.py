@@ -1,6 +1,6 @@
 """The ceiling: a bare Django view doing one SELECT and one INSERT.
 
-Mounted at /bench/ceiling/ only when LMS_BENCH_CEILING is set (lms/urls.py),
+Mounted at /bench/ceiling/ only in the benchmark's server (benchmarks/settings.py),
 in the same gunicorn process and behind the same middleware stack as the
 application, so that the ratio of a page's throughput to this one's says how
 much the application itself costs. The INSERT goes into ``bench_ceiling``, a

@@ -1,5 +1,3 @@
-import os
-
 from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
@@ -21,12 +19,6 @@ urlpatterns += i18n_patterns(
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     prefix_default_language=True,
 )
-
-# The benchmark's ceiling view (benchmarks/ceiling.py), only when the benchmark starts the server.
-if os.environ.get("LMS_BENCH_CEILING"):
-    from benchmarks.ceiling import ceiling
-
-    urlpatterns.insert(0, path("bench/ceiling/", ceiling))
 
 handler404 = "quizzes.web.errors.page_not_found"
 handler500 = "quizzes.web.errors.server_error"
