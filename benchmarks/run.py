@@ -430,7 +430,7 @@ def wrk_slice(wrk_path: str, server, mode: str, seconds: int, skip: list[int] | 
 def combine(slices: list[dict], label: str) -> dict:
     """The figures of wrk runs (slices) as of one run: totals, the rate over their time, the
     latency percentiles of all their requests (from each one's quantiles, weighted by its
-    requests), and the CPU per request (what the capacity model in docs/scaling.md is built from)."""
+    requests), and the CPU per request (what the capacity model in docs/performance.md is built from)."""
     requests = sum(result["requests"] for result in slices)
     seconds = sum(result["duration_us"] for result in slices) / 1e6
     combined = {
@@ -531,7 +531,7 @@ SECONDS_PER_QUESTION = 20  # a student reading, thinking and answering: one ques
 
 
 def capacity_model(by_mode: dict) -> dict:
-    """Students per core from the CPU each request used (docs/scaling.md)."""
+    """Students per core from the CPU each request used (docs/performance.md)."""
     page, web, api = by_mode["page"], by_mode["web"], by_mode["api"]
     # A question on the web: the question page, the answer (POST), the feedback page after the redirect.
     app_ms = 2 * page["app_cpu_ms"] + web["app_cpu_ms"]

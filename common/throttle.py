@@ -70,7 +70,7 @@ class UnsentCounts:
 
     Counting every API request in Redis costs a round trip per request, and
     under load that was a seventh of an API answer's cost (``make bench``,
-    docs/scaling.md). A client far below its rate does not need it: each worker
+    docs/performance.md). A client far below its rate does not need it: each worker
     may let ``slack`` of a key's requests through unsent, and sends them with
     the next one, in one command, whose answer (the shared count) decides that
     request. Near the rate every request is sent: from ``limit - slack`` on, the

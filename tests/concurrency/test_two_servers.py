@@ -1,4 +1,4 @@
-"""Two gunicorn servers sharing one PostgreSQL database and one Redis (docs/scaling.md).
+"""Two gunicorn servers sharing one PostgreSQL database and one Redis (docs/performance.md).
 
 A load balancer may send a student's requests to either server, and a double
 click to both at once. Every answer here is sent to both servers at the same
