@@ -95,7 +95,7 @@ AUTHENTICATION_BACKENDS = ["quizzes.accounts.login_throttle.ThrottledModelBacken
 ROOT_URLCONF = "lms.urls"
 
 # The student pages are Jinja2 (quizzes/jinja2/, quizzes/web/jinja_env.py): the most visited
-# pages, where Django's engine cost a third of the CPU. Staff pages and the admin are
+# pages, where Django's engine was the largest cost. Staff pages and the admin are
 # Django templates. Jinja2 comes first: a student page is found at the first lookup.
 TEMPLATES = [
     {

@@ -6,7 +6,7 @@ class ContentNegotiation(DefaultContentNegotiation):
     """DRF's negotiation, with its answer to the usual Accept headers given at once.
 
     Most clients send no Accept header, ``*/*`` or ``application/json``; DRF parses it and
-    matches it against each renderer on every request (about 4% of an API answer's time).
+    matches it against each renderer on every request (docs/performance.md).
     Its answer is known: the first renderer, with its own media type for ``*/*``, or with
     ``application/json`` when that renderer's type is exactly that. Those are returned here
     directly; any other Accept header, a ``?format=`` or a format suffix goes through DRF.

@@ -1,7 +1,7 @@
 """The Jinja2 environment of the student pages (templates in ``quizzes/jinja2/``).
 
 The pages students see on every question are rendered by Jinja2: the Django
-template engine cost about a third of a question page's CPU (issue 7). Staff
+template engine was the largest part of a question page's cost (docs/performance.md). Staff
 pages and the admin stay Django templates.
 
 What Django's template tags did, a template here calls by name: ``url``,
