@@ -1,13 +1,24 @@
-"""Counters shared by all workers, and the API's rate throttles built on them.
+"""The API's rate throttles, counted atomically by every worker and server.
 
-- ``WindowCounter``: how many times something happened in a window that starts
-  at the first time; atomic in the cache (Redis INCR with ``REDIS_URL``), so
-  that every gunicorn worker and server counts the same events.
-- ``UserRateThrottle``/``AnonRateThrottle``: DRF's, counted with a
-  ``WindowCounter`` instead of DRF's read-modify-write history list, which
-  concurrent requests on several workers overwrite (and so let through more
-  than the rate). Far below its rate, a client's requests are counted in the
-  worker first and sent to the shared count in batches (``UnsentCounts``).
+- ``UserRateThrottle`` / ``AnonRateThrottle``: DRF's rates (``num_requests`` per
+  ``duration``), counted in the shared cache (Redis with ``REDIS_URL``) by a
+  ``WindowCounter`` instead of DRF's history list, which each request reads,
+  changes and writes back whole, so that concurrent requests on several workers
+  overwrite each other's and let more than the rate through.
+- ``WindowCounter``: events per key in a window that starts at the key's first
+  event. On Redis a count is one command, a Lua script (``WINDOW_COUNT``) that
+  increments the count and, for a window's first events, sets its expiry and
+  start; elsewhere (the local-memory cache) ``add`` then ``incr``.
+- ``UnsentCounts``: far below its rate, a client's requests are counted in the
+  worker first and sent to the shared count in batches, in that one command.
+
+The bound. With ``slack = int(rate * API_THROTTLE_LOCAL_SHARE)``, each worker process
+lets through at most ``slack - 1`` of a key's requests in a window beyond the rate (those
+it held back), so across all servers at most ``rate + workers * (slack - 1)``, and never
+fewer than the rate. Refusals are exact from ``rate - slack`` on: once a worker has seen
+the shared count there, it sends every request and the shared count decides each one,
+so a client over its rate is refused as if nothing were held back. A slack below 2
+sends every request.
 """
 
 import threading
@@ -15,75 +26,91 @@ import time
 
 from django.conf import settings
 from django.core.cache import caches
+from django_redis import get_redis_connection
+from django_redis.cache import RedisCache
 from rest_framework import throttling
 from rest_framework.settings import api_settings
-
-# Counters shared by all workers ------------------------------------------------
 
 
 class WindowCounter:
     """Events per key in a window of ``window`` seconds that starts at the key's first event.
 
-    The count is a cache integer (``add`` then ``incr``: atomic in Redis and in
-    the local-memory cache), so concurrent workers never lose a count.
+    Atomic in Redis and in the local-memory cache: concurrent workers never lose a count.
+    The count and the window's start (integer milliseconds) are integers, which every
+    cache stores and reads back as such, whatever its serializer.
     """
 
     def __init__(self, prefix: str, window: int, cache_alias: str = "default"):
         self.prefix = prefix
         self.window = window
+        self.cache_alias = cache_alias
         self.cache = caches[cache_alias]
 
-    def _keys(self, key: str) -> tuple[str, str]:
-        return f"{self.prefix}:{key}:n", f"{self.prefix}:{key}:t"
+    def keys(self, key: str) -> tuple[str, str]:
+        """The cache keys of the count and of the window's start."""
+        return f"{self.prefix}:{key}:n", f"{self.prefix}:{key}:start-ms"
 
     def incr(self, key: str, amount: int = 1) -> int:
         """Count ``amount`` events; the count in the window so far, these included."""
-        count_key, start_key = self._keys(key)
-        incr_in_window = getattr(self.cache, "incr_in_window", None)  # Redis (lms/redis_cache.py): one round trip
-        if incr_in_window is not None:
-            return incr_in_window(count_key, self.window, start_key=start_key, start=time.time(), amount=amount)
+        count_key, start_key = self.keys(key)
+        start = int(time.time() * 1000)
+        if isinstance(self.cache, RedisCache):
+            keys = [self.cache.make_and_validate_key(count_key), self.cache.make_and_validate_key(start_key)]
+            return _redis_window_count(self.cache_alias, keys, self.window, start, amount)
         if self.cache.add(count_key, amount, timeout=self.window):
-            self.cache.set(start_key, time.time(), timeout=self.window)
+            self.cache.set(start_key, start, timeout=self.window)
             return amount
         try:
             return self.cache.incr(count_key, amount)
         except ValueError:  # the window ended between add() and incr()
-            self.cache.set(count_key, amount, timeout=self.window)
-            self.cache.set(start_key, time.time(), timeout=self.window)
+            self.cache.set_many({count_key: amount, start_key: start}, timeout=self.window)
             return amount
 
     def count(self, key: str) -> int:
-        return self.cache.get(self._keys(key)[0], 0)
+        return self.cache.get(self.keys(key)[0], 0)
 
     def reset(self, key: str) -> None:
-        self.cache.delete_many(self._keys(key))
+        self.cache.delete_many(self.keys(key))
 
     def retry_after(self, key: str) -> int:
         """Seconds until the key's window ends (at least 1)."""
-        start = self.cache.get(self._keys(key)[1])
-        remaining = self.window if start is None else start + self.window - time.time()
+        start = self.cache.get(self.keys(key)[1])
+        remaining = self.window if start is None else start / 1000 + self.window - time.time()
         return max(1, min(self.window, int(remaining + 0.999)))
+
+
+# KEYS: the count, the window's start; ARGV: the window (seconds), its start, the amount.
+# Atomic in Redis: no other command comes between the INCRBY and the expiry it sets.
+WINDOW_COUNT = """
+local count = redis.call("INCRBY", KEYS[1], ARGV[3])
+if count == tonumber(ARGV[3]) then
+    redis.call("EXPIRE", KEYS[1], ARGV[1])
+    redis.call("SET", KEYS[2], ARGV[2], "EX", ARGV[1])
+end
+return count
+"""
+window_count_script = None  # WINDOW_COUNT registered with redis-py, once per process
+
+
+def _redis_window_count(alias: str, keys: list[str], window: int, start: int, amount: int) -> int:
+    """``WINDOW_COUNT`` as EVALSHA: the script's text is sent again only if Redis lost it."""
+    global window_count_script
+    client = get_redis_connection(alias)
+    if window_count_script is None:
+        window_count_script = client.register_script(WINDOW_COUNT)
+    return int(window_count_script(keys=keys, args=[window, start, amount], client=client))
 
 
 class UnsentCounts:
     """A worker's share of a rate: requests counted here before the shared count hears of them.
 
-    Counting every API request in Redis costs a round trip per request, and
-    under load that was a seventh of an API answer's cost (``make bench``,
-    docs/performance.md). A client far below its rate does not need it: each worker
-    may let ``slack`` of a key's requests through unsent, and sends them with
-    the next one, in one command, whose answer (the shared count) decides that
-    request. Near the rate every request is sent: from ``limit - slack`` on, the
-    shared count decides each one, as before.
-
-    So the rate holds to within ``slack - 1`` requests per worker process, across
-    all servers: with 600/min and the default share of 1% (slack 6) and 16
-    workers, at most 80 more in a window, and an abusive client is refused
-    exactly as before. A slack below 2 sends every request. The counts are the
-    worker's own (a dict under a lock): those not sent when the key's window
-    ends here are dropped, as they are all when the worker holds ``MAX_KEYS``
-    keys and more than half of them have windows still open (a bounded loss,
-    each under slack).
+    A worker lets up to ``slack - 1`` of a key's requests through unsent (a round trip
+    to Redis saved on each) and sends them with the next one, whose answer (the
+    shared count) decides that request. From ``limit - slack`` on, every request is
+    sent. The module docstring states the bound. The counts are the worker's own (a
+    dict under a lock): those not sent when the key's window ends here are dropped,
+    as they are all when the worker holds ``MAX_KEYS`` keys and more than half of
+    them have windows still open (a bounded loss, each under slack).
     """
 
     MAX_KEYS = 10_000
@@ -127,16 +154,15 @@ class UnsentCounts:
             self._entries.clear()
 
 
-# This process's held-back API requests (UnsentCounts), per throttle key.
+# This process's held-back API requests, per throttle key.
 unsent_requests = UnsentCounts()
 
 
 class AtomicRateThrottleMixin:
-    """DRF's rate semantics (num_requests per duration), counted atomically across workers.
+    """DRF's rate semantics, counted by a ``WindowCounter`` after ``unsent_requests``.
 
     Rates are read from the settings at each request (DRF freezes them at import),
-    so that tests can change them with ``override_settings``. Each worker holds
-    back up to ``settings.API_THROTTLE_LOCAL_SHARE`` of a rate (``UnsentCounts``).
+    so that tests can change them with ``override_settings``.
     """
 
     def get_rate(self):

@@ -148,8 +148,9 @@ AUTH_PASSWORD_VALIDATORS = [
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
-    # Django's RedisCache, keeping one client per connection pool (common/redis_cache.py).
-    CACHES = {"default": {"BACKEND": "common.redis_cache.ReusedClientRedisCache", "LOCATION": REDIS_URL}}
+    # django-redis keeps its redis-py client and connection pool (Django's own RedisCache builds
+    # a client per operation), and gives the throttle's one-command count the client (common/throttle.py).
+    CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": REDIS_URL}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 CACHES["default"]["KEY_PREFIX"] = os.environ.get("DJANGO_CACHE_KEY_PREFIX", "")

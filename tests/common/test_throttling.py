@@ -434,7 +434,9 @@ def test_unsent_counts_keep_a_bounded_number_of_keys(clock):
 
 # API rates across servers: two gunicorn, two workers each, one Redis -----------------------
 
-REDIS_HOST, REDIS_PORT, REDIS_DB = "127.0.0.1", 6379, 9
+# TEST_REDIS_DB: another database for each checkout whose tests run at the same time.
+REDIS_HOST, REDIS_PORT, REDIS_DB = "127.0.0.1", 6379, int(os.environ.get("TEST_REDIS_DB", "9"))
+REDIS_URL = f"redis://{REDIS_HOST}:{REDIS_PORT}/{REDIS_DB}"
 RATE = 10
 
 
@@ -464,13 +466,8 @@ def _request(url: str, token: str | None = None) -> tuple[int, dict, dict]:
         return error.code, dict(error.headers), json.loads(error.read() or b"null")
 
 
-@pytest.fixture
-def gunicorn_servers(request, tmp_path):
-    """Two gunicorn servers (two workers each) on one fresh SQLite database and one Redis; a token.
-    The share of the rate each worker may hold back is the test's parameter, else the default."""
-    if not _redis_reachable():
-        pytest.skip(f"needs Redis at {REDIS_HOST}:{REDIS_PORT}")
-    prefix = f"test-throttle-{secrets.token_hex(6)}"
+def _production_env(tmp_path: Path, prefix: str) -> dict[str, str]:
+    """The environment of a production process (lms.settings) on Redis and a fresh SQLite file."""
     env = {name: value for name, value in os.environ.items() if not name.startswith("DJANGO_")}
     env.update(
         DJANGO_SETTINGS_MODULE="lms.settings",
@@ -478,11 +475,30 @@ def gunicorn_servers(request, tmp_path):
         DJANGO_SECRET_KEY=secrets.token_urlsafe(64),
         DJANGO_ALLOWED_HOSTS="127.0.0.1",
         DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
-        REDIS_URL=f"redis://{REDIS_HOST}:{REDIS_PORT}/{REDIS_DB}",
+        REDIS_URL=REDIS_URL,
         DJANGO_CACHE_KEY_PREFIX=prefix,
-        DJANGO_API_THROTTLE_USER=f"{RATE}/min",
-        DJANGO_API_THROTTLE_ANON="1000/min",
     )
+    return env
+
+
+def _delete_prefixed(prefix: str) -> None:
+    import redis
+
+    client = redis.Redis.from_url(REDIS_URL)
+    keys = list(client.scan_iter(f"{prefix}:*"))
+    if keys:
+        client.delete(*keys)
+
+
+@pytest.fixture
+def gunicorn_servers(request, tmp_path):
+    """Two gunicorn servers (two workers each) on one fresh SQLite database and one Redis; a token.
+    The share of the rate each worker may hold back is the test's parameter, else the default."""
+    if not _redis_reachable():
+        pytest.skip(f"needs Redis at {REDIS_HOST}:{REDIS_PORT}")
+    prefix = f"test-throttle-{secrets.token_hex(6)}"
+    env = _production_env(tmp_path, prefix)
+    env.update(DJANGO_API_THROTTLE_USER=f"{RATE}/min", DJANGO_API_THROTTLE_ANON="1000/min")
     if hasattr(request, "param"):
         env["DJANGO_API_THROTTLE_LOCAL_SHARE"] = request.param
     manage = [sys.executable, "manage.py"]
@@ -526,12 +542,7 @@ def gunicorn_servers(request, tmp_path):
             server.send_signal(signal.SIGINT)  # quick shutdown
         for server in servers:
             server.wait(timeout=10)
-        import redis
-
-        client = redis.Redis(host=REDIS_HOST, port=REDIS_PORT, db=REDIS_DB)
-        keys = list(client.scan_iter(f"{prefix}:*"))
-        if keys:
-            client.delete(*keys)
+        _delete_prefixed(prefix)
 
 
 def test_user_rate_holds_across_servers_and_workers(gunicorn_servers):
@@ -569,32 +580,76 @@ def test_user_rate_holds_within_each_workers_slack_across_servers(gunicorn_serve
     assert statuses.count(429) == len(targets) - statuses.count(200)
 
 
-def test_window_counter_on_redis_counts_atomically_in_one_round_trip():
-    """On Redis a count is one command, a Lua script (common/redis_cache.py), still atomic across
-    threads, with the window starting at the first event."""
+def test_with_redis_url_the_cache_is_django_redis_and_a_count_one_command(tmp_path):
+    """Production settings with REDIS_URL: django-redis for the cache and the sessions read
+    through it, and a throttle's count (the first of a window included) one Redis command."""
     if not _redis_reachable():
         pytest.skip(f"needs Redis at {REDIS_HOST}:{REDIS_PORT}")
-    from common.redis_cache import ReusedClientRedisCache
-
-    shared = ReusedClientRedisCache(
-        f"redis://{REDIS_HOST}:{REDIS_PORT}/{REDIS_DB}", {"KEY_PREFIX": f"window-{secrets.token_hex(4)}"}
+    prefix = f"test-backend-{secrets.token_hex(6)}"
+    check = (
+        "import json; from django.conf import settings; from django.core.cache import caches; "
+        "from django_redis import get_redis_connection; from common.throttle import WINDOW_COUNT, WindowCounter; "
+        "cache = caches['default']; client = get_redis_connection(); client.script_load(WINDOW_COUNT); "
+        "commands = []; run = client.execute_command; "
+        "client.execute_command = lambda *args, **kwargs: commands.append(args[0]) or run(*args, **kwargs); "
+        "counter = WindowCounter('throttle', 60); counts = [counter.incr('k'), counter.incr('k', 4)]; "
+        "print(json.dumps({'backend': f'{type(cache).__module__}.{type(cache).__qualname__}', "
+        "'sessions': settings.SESSION_ENGINE, 'counts': counts, 'commands': commands}))"
     )
-    counter = WindowCounter("test", 60)
-    counter.cache = shared
-    calls = []
-    client = shared._cache.get_client(write=True)
-    client.script_flush()  # as after a Redis restart: the script is sent again, once
-    original_command = client.execute_command
-    client.execute_command = lambda *args, **kwargs: calls.append(args[0]) or original_command(*args, **kwargs)
     try:
-        assert [counter.incr("k") for _ in range(3)] == [1, 2, 3]
+        output = subprocess.run(
+            [sys.executable, "manage.py", "shell", "-v0", "-c", check],
+            cwd=PROJECT_DIR,
+            env=_production_env(tmp_path, prefix),
+            check=True,
+            timeout=60,
+            capture_output=True,
+            text=True,
+        ).stdout
     finally:
-        client.execute_command = original_command
+        _delete_prefixed(prefix)
+
+    assert json.loads(output.strip().splitlines()[-1]) == {
+        "backend": "django_redis.cache.RedisCache",
+        "sessions": "django.contrib.sessions.backends.cached_db",
+        "counts": [1, 5],
+        "commands": ["EVALSHA", "EVALSHA"],
+    }
+
+
+@pytest.fixture
+def redis_counter(settings):
+    """A WindowCounter on a django-redis cache of its own (a fresh key prefix) and its client."""
+    if not _redis_reachable():
+        pytest.skip(f"needs Redis at {REDIS_HOST}:{REDIS_PORT}")
+    from django_redis import get_redis_connection
+
+    prefix = f"window-{secrets.token_hex(4)}"
+    settings.CACHES = {
+        **settings.CACHES,
+        "redis": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": REDIS_URL, "KEY_PREFIX": prefix},
+    }
+    yield WindowCounter("test", 60, cache_alias="redis"), get_redis_connection("redis")
+    _delete_prefixed(prefix)
+
+
+def test_window_counter_on_redis_counts_atomically_in_one_round_trip(redis_counter, monkeypatch):
+    """On Redis a count is one command, a Lua script, still atomic across threads, with the
+    window starting at the first event."""
+    counter, client = redis_counter
+    calls = []
+    client.script_flush()  # as after a Redis restart: the script is sent again, once
+    run = client.execute_command
+    with monkeypatch.context() as patch:
+        patch.setattr(client, "execute_command", lambda *args, **kwargs: calls.append(args[0]) or run(*args, **kwargs))
+        assert [counter.incr("k") for _ in range(3)] == [1, 2, 3]
     # The window's start is set by the first event's command, no round trip of its own.
     assert calls == ["EVALSHA", "SCRIPT LOAD", "EVALSHA", "EVALSHA", "EVALSHA"]
     assert counter.count("k") == 3
     assert 58 <= counter.retry_after("k") <= 60
-    assert 0 < client.ttl(shared.make_key("test:k:n")) <= 60
+    count_key, start_key = (counter.cache.make_key(key) for key in counter.keys("k"))
+    assert 0 < client.ttl(count_key) <= 60
+    assert 0 < client.ttl(start_key) <= 60
     with ThreadPoolExecutor(max_workers=8) as pool:
         counts = list(pool.map(lambda _i: counter.incr("k"), range(200)))
     assert sorted(counts) == list(range(4, 204))
@@ -602,5 +657,5 @@ def test_window_counter_on_redis_counts_atomically_in_one_round_trip():
     assert counter.count("k") == 0
     # Counts held back by a worker arrive together: the first of them opens the window.
     assert [counter.incr("m", 5), counter.incr("m", 2)] == [5, 7]
-    assert 0 < client.ttl(shared.make_key("test:m:n")) <= 60
+    assert 0 < client.ttl(counter.cache.make_key("test:m:n")) <= 60
     assert 58 <= counter.retry_after("m") <= 60
