@@ -11,6 +11,7 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
+from quizzes.attempts import grading
 from quizzes.managers import ChoiceManager, CourseManager, QuestionManager, QuizManager
 
 
@@ -233,8 +234,8 @@ class Choice(models.Model):
 
 class Attempt(models.Model):
     class State(models.TextChoices):
-        IN_PROGRESS = "in_progress", _("in progress")
-        FINISHED = "finished", _("finished")
+        IN_PROGRESS = grading.IN_PROGRESS, _("in progress")
+        FINISHED = grading.FINISHED, _("finished")
 
     user = models.ForeignKey(  # the lead of the unique (user, quiz, number)
         settings.AUTH_USER_MODEL,
@@ -288,17 +289,14 @@ class Attempt(models.Model):
 
     @property
     def percent(self) -> int | None:
-        """The score as a whole percentage (rounded down), None until finished."""
-        if self.score is None:
-            return None
-        return self.score * 100 // self.max_score if self.max_score else 0
+        """The score as a whole percentage (rounded down), None until finished (``grading.percent``)."""
+        return grading.percent(self.score, self.max_score)
 
     @property
     def passed(self) -> bool | None:
-        """Whether the score reaches the pass mark copied at the start; None until finished."""
-        if self.score is None:
-            return None
-        return self.score * 100 >= self.pass_mark * self.max_score
+        """Whether the score reaches the pass mark copied at the start; None until finished
+        (``grading.passed``)."""
+        return grading.passed(self.score, self.max_score, self.pass_mark)
 
 
 class Answer(models.Model):

@@ -34,14 +34,20 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import translation
 
-from quizzes.api.serializers import AnswerFeedbackSerializer, AttemptSerializer, QuizDetailSerializer
-from quizzes.attempts.selectors import quiz_detail_queryset, quiz_progress_queryset, student_courses
+from quizzes.api.serializers import (
+    AnswerFeedbackSerializer,
+    AttemptSerializer,
+    QuizDetailSerializer,
+    QuizProgressSerializer,
+)
+from quizzes.attempts.selectors import student_courses, student_quizzes
 from quizzes.attempts.services import attempt_start
 from quizzes.content.cache import quiz_content_invalidate
 from quizzes.enrollment.services import enrollment_create
 from quizzes.models import Answer, Attempt, Choice, Question, Quiz
 from tests.api.conftest import token_client
 from tests.factories import AttemptFactory, CourseFactory, QuizFactory, UserFactory
+from tests.progress_oracle import progress_of, quiz_detail_oracle, student_quizzes_oracle
 
 GC = "gradient-checkpointing"
 QUESTION_BUDGET = 6  # a question page
@@ -53,6 +59,7 @@ WEB_ANSWER = 2 + ANSWER_WRITE  # session, user, the attempt's lock and the grade
 API_ANSWER = 1 + ANSWER_WRITE  # token's user, the attempt's lock and the graded INSERT
 API_ANSWER_RETRY = API_ANSWER + 1  # ... the INSERT refused by the unique constraint, then the recorded answer
 DASHBOARD_BUDGET = 8  # the dashboard and the API's progress
+API_QUIZ_LIST = 2  # token's user, and the dashboard's statement (a page of a list needs no COUNT)
 OTHER_BUDGET = 8  # quiz page, result, resume
 COLD_CONTENT = 2  # questions and choices, when the cache has no current copy
 
@@ -304,7 +311,7 @@ class TestQuizDetailFromTheCache:
             response = client.get(f"/api/v1/quizzes/{GC}/?lang={language}")
         assert response.status_code == 200
         with translation.override(language):
-            expected = QuizDetailSerializer(quiz_detail_queryset(user=student).get(slug=GC)).data
+            expected = QuizDetailSerializer(quiz_detail_oracle(user=student).get(slug=GC)).data
         assert response.json() == json.loads(json.dumps(expected))
         assert archived.pk not in [c["id"] for q in response.json()["questions"] for c in q["choices"]]
         assert statements(queries)[0] <= 4  # token, quiz, enrollment, attempts; no question or choice
@@ -326,27 +333,54 @@ class TestDashboardAndProgress:
         after = count_queries(client, "get", "/api/v1/progress/?lang=id", status=200)
         assert after == before <= DASHBOARD_BUDGET
 
+    def test_api_quiz_list(self, student, other_student, content):
+        """The API's quiz list reads the progress as the dashboard does: one fixed statement."""
+        attempt_start(user=student, quiz=content[GC])
+        client = token_client(student)
+        before = count_queries(client, "get", "/api/v1/quizzes/", status=200)
+        grow(student, content, other_student)
+        after = count_queries(client, "get", "/api/v1/quizzes/?lang=ur", status=200)
+        assert after == before == API_QUIZ_LIST
+
     def test_progress_added_up_in_python_equals_the_aggregate_query(self, student, other_student, content):
-        """student_courses adds up the progress itself: it must say what the SQL aggregate says."""
+        """student_courses grades in Python (quizzes.attempts.grading) the rows of one statement: it
+        must say what the ORM half of grading says, aggregated by the database (tests/progress_oracle.py)."""
         attempt_start(user=student, quiz=content[GC])
         grow(student, content, other_student)
-        # A finished attempt that passes exactly at the pass mark, and one with no questions.
+        # A finished attempt that passes exactly at the pass mark, and attempts with no questions.
         quiz = content["activation-recomputation-tradeoffs"]
         number = Attempt.objects.filter(user=student, quiz=quiz).count() + 1
         AttemptFactory(user=student, quiz=quiz, number=number, finished=True, score=7, max_score=10, pass_mark=70)
         AttemptFactory(user=student, quiz=quiz, number=number + 1, finished=True, score=0, max_score=0, pass_mark=70)
-        expected = {
-            quiz.slug: (quiz.attempts_used, quiz.best_percent, bool(quiz.passed), quiz.in_progress_id)
-            for quiz in quiz_progress_queryset(user=student)
-        }
+        empty = QuizFactory(course=quiz.course, slug="empty-quiz", position=30, pass_mark=70)
+        AttemptFactory(user=student, quiz=empty, number=1, finished=True, score=0, max_score=0, pass_mark=70)
+        open_to_all = QuizFactory(course=quiz.course, slug="empty-pass-mark-0", position=31, pass_mark=0)
+        AttemptFactory(user=student, quiz=open_to_all, number=1, finished=True, score=0, max_score=0, pass_mark=0)
+        expected = {quiz.slug: progress_of(quiz) for quiz in student_quizzes_oracle(user=student)}
         found = {
-            quiz.slug: (quiz.attempts_used, quiz.best_percent, quiz.passed, quiz.in_progress_id)
-            for course in student_courses(user=student)
-            for quiz in course.progress_quizzes
+            quiz.slug: progress_of(quiz) for course in student_courses(user=student) for quiz in course.progress_quizzes
         }
         assert found == expected
         assert found[GC][0] == 5 and found[GC][3] is not None  # 4 finished, 1 in progress
-        assert len(found) == 10  # 2 + 5 extra in the first course, 3 in the second
+        assert found["empty-quiz"] == (1, 0, False, None) and found["empty-pass-mark-0"] == (1, 0, True, None)
+        assert len(found) == 12  # 2 + 5 extra + 2 empty in the first course, 3 in the second
+        assert [quiz.slug for quiz in student_quizzes(user=student)] == list(expected)
+
+    def test_api_quiz_list_is_the_serializer_over_the_oracle(self, student, other_student, content):
+        """The API's list (the fixed statement, graded in Python) gives what the serializer gives over
+        the ORM oracle: the same quizzes, in the same order, with the same fields."""
+        attempt_start(user=student, quiz=content[GC])
+        grow(student, content, other_student)
+        quiz = content["activation-recomputation-tradeoffs"]
+        AttemptFactory(user=student, quiz=quiz, number=50, finished=True, score=0, max_score=0, pass_mark=70)
+        CourseFactory(slug="aa-not-mine-first")
+        QuizFactory(course=content[GC].course, slug="a-draft", position=1, is_published=False)
+        response = token_client(student).get("/api/v1/quizzes/?lang=ur")
+        assert response.status_code == 200
+        with translation.override("ur"):
+            expected = QuizProgressSerializer(student_quizzes_oracle(user=student), many=True).data
+        assert response.json()["results"] == json.loads(json.dumps(expected))
+        assert response.json()["count"] == 10
 
 
 class TestOtherPages:

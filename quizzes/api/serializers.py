@@ -11,7 +11,6 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from quizzes.attempts.selectors import course_quizzes_passed
 from quizzes.content.cache import derived
 from quizzes.content.languages import localized
 from quizzes.models import Answer, Attempt, Choice, Course, Question, Quiz
@@ -82,7 +81,7 @@ class QuestionSerializer(serializers.ModelSerializer):
 
 
 class QuizProgressSerializer(serializers.ModelSerializer):
-    """A quiz with the student's progress; needs ``selectors.quiz_progress_queryset``."""
+    """A quiz with the student's progress (``grading.quiz_progress``), as ``selectors.student_courses`` gives it."""
 
     course = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     title = TranslatedText("title")
@@ -320,16 +319,10 @@ class CourseProgressSerializer(serializers.ModelSerializer):
 
     title = TranslatedText("title")
     title_language = TextLanguage("title")
-    quizzes_total = serializers.SerializerMethodField()
-    quizzes_passed = serializers.SerializerMethodField()
+    quizzes_total = serializers.IntegerField(source="progress.total", read_only=True)
+    quizzes_passed = serializers.IntegerField(source="progress.passed", read_only=True)
     quizzes = QuizProgressSerializer(source="progress_quizzes", many=True, read_only=True)
 
     class Meta:
         model = Course
         fields = ["slug", "title", "title_language", "quizzes_total", "quizzes_passed", "quizzes"]
-
-    def get_quizzes_total(self, course) -> int:
-        return len(course.progress_quizzes)
-
-    def get_quizzes_passed(self, course) -> int:
-        return course_quizzes_passed(course)

@@ -24,6 +24,7 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.utils.translation import gettext_lazy as _
 
+from quizzes.attempts import grading
 from quizzes.models import Answer, Attempt, Choice, Question, Quiz, Regrade
 
 CHOICE_NOT_IN_QUESTION = _("That choice is not one of this question's choices.")
@@ -46,11 +47,11 @@ class ScoreChange:
 
     @property
     def passed_before(self) -> bool:
-        return self.old_score * 100 >= self.pass_mark * self.max_score
+        return grading.passed(self.old_score, self.max_score, self.pass_mark)
 
     @property
     def passed_after(self) -> bool:
-        return self.new_score * 100 >= self.pass_mark * self.max_score
+        return grading.passed(self.new_score, self.max_score, self.pass_mark)
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from common.sql import (
     select_list,
     table,
 )
+from quizzes.attempts.grading import AttemptScore
 from quizzes.models import Answer, Attempt, Choice, Course, Enrollment, Question, Quiz
 
 # Attempts and answers --------------------------------------------------------------------------
@@ -171,7 +172,7 @@ def answer_write(
 
 COURSE_NAMES = attnames(Course)
 QUIZ_NAMES = attnames(Quiz)
-PROGRESS_NAMES = ("id", "state", "score", "max_score", "pass_mark")
+PROGRESS_NAMES = AttemptScore._fields  # ("id", "state", "score", "max_score", "pass_mark"): what grading reads
 
 
 @cache

@@ -18,7 +18,6 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from common.converters import parse_id
 from quizzes.attempts.selectors import (
     attempt_answers_by_question,
-    course_quizzes_passed,
     published_quiz_get,
     student_attempt_get,
     student_attempt_with_answers,
@@ -47,7 +46,6 @@ ENROLLED = _("You are now enrolled in %(course)s.")
 def dashboard(request):
     courses, joinable = student_dashboard(user=request.user)
     for course in courses:
-        course.passed_count = course_quizzes_passed(course)
         course.resume = next((quiz for quiz in course.progress_quizzes if quiz.in_progress_id), None)
     context = {"courses": courses, "joinable": joinable}
     return render(request, "quizzes/dashboard.html", context)
@@ -78,15 +76,12 @@ def quiz_detail(request, slug):
     if not enrolled:
         return _not_enrolled(request, quiz)
     in_progress = next((attempt for attempt in attempts if not attempt.is_finished), None)
-    finished = [attempt for attempt in attempts if attempt.is_finished]
-    best = max(finished, key=lambda attempt: (attempt.percent, -attempt.number), default=None)
     attempts_left = None if not quiz.max_attempts else max(quiz.max_attempts - len(attempts), 0)
     context = {
         "quiz": quiz,
         "question_count": len(quiz_content(quiz.pk, quiz=quiz).questions),
         "attempts": attempts,
         "in_progress": in_progress,
-        "best": best,
         "attempts_left": attempts_left,
     }
     return render(request, "quizzes/quiz_detail.html", context)

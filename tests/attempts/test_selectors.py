@@ -1,4 +1,4 @@
-"""Reads: progress annotations, the student's courses, joinable courses."""
+"""Reads: a student's progress at each quiz, the student's courses, joinable courses."""
 
 import pytest
 from django.db import connection
@@ -6,15 +6,16 @@ from django.test.utils import CaptureQueriesContext
 
 from quizzes.attempts.selectors import (
     published_quiz_get,
-    quiz_progress_queryset,
     student_attempt_get,
     student_courses,
     student_dashboard,
     student_quiz_get,
+    student_quizzes,
 )
 from quizzes.attempts.services import attempt_answer_submit, attempt_finish, attempt_start
 from quizzes.models import Attempt, Quiz
 from tests.factories import AttemptFactory, CourseFactory, EnrollmentFactory, QuizFactory, UserFactory
+from tests.progress_oracle import progress_of, student_quizzes_oracle
 
 GC = "gradient-checkpointing"
 AR = "activation-recomputation-tradeoffs"
@@ -28,7 +29,12 @@ def finished(user, quiz, score: int, *, number: int | None = None, max_score: in
 
 
 def progress(user) -> dict:
-    return {quiz.slug: quiz for quiz in quiz_progress_queryset(user=user)}
+    """The quizzes of ``user``'s courses with their progress, as production reads them; the ORM
+    oracle (the database adding up grading's expressions) must say the same."""
+    found = {quiz.slug: quiz for quiz in student_quizzes(user=user)}
+    oracle = {quiz.slug: progress_of(quiz) for quiz in student_quizzes_oracle(user=user)}
+    assert {slug: progress_of(quiz) for slug, quiz in found.items()} == oracle
+    return found
 
 
 class TestQuizProgress:
@@ -42,7 +48,7 @@ class TestQuizProgress:
             assert quiz.in_progress_id is None
 
     def test_ordered_by_position(self, student, content):
-        assert [quiz.slug for quiz in quiz_progress_queryset(user=student)] == [GC, AR]
+        assert [quiz.slug for quiz in student_quizzes(user=student)] == [GC, AR]
 
     def test_only_published_quizzes(self, student, content):
         content[AR].is_published = False

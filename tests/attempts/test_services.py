@@ -435,7 +435,10 @@ class TestPercentAndPassed:
         assert attempt.passed is None
 
     def test_empty_quiz_percent_is_zero(self):
+        # An attempt at no question (quizzes/attempts/grading.py): 0 %, passed only at a pass mark of 0.
         assert Attempt(score=0, max_score=0, pass_mark=50).percent == 0
+        assert Attempt(score=0, max_score=0, pass_mark=50).passed is False
+        assert Attempt(score=0, max_score=0, pass_mark=0).passed is True
 
     def test_pass_mark_copied_at_start_is_unaffected_by_later_quiz_edits(self, attempt, gc_quiz):
         for position in range(1, 7):

@@ -1,10 +1,10 @@
 """Reads of the gradebook: a course's students against its quizzes.
 
-The grade of a quiz is its best finished attempt (as on the student's
-dashboard, see ``quizzes.attempts.selectors.quiz_progress_queryset``); a quiz is
-passed when a finished attempt reached the pass mark copied onto it when
-it started. Every figure comes from aggregates: a page costs the same
-number of queries however many students and quizzes it shows.
+The grade of a quiz is its best finished attempt, and a quiz is passed when a
+finished attempt reached the pass mark copied onto it when it started: the rule of
+``quizzes.attempts.grading``, as on the student's dashboard, here in its ORM
+expressions. Every figure comes from aggregates: a page costs the same number of
+queries however many students and quizzes it shows.
 """
 
 from collections.abc import Iterable, Iterator
@@ -12,22 +12,9 @@ from dataclasses import dataclass
 from itertools import islice
 
 from django.contrib.auth import get_user_model
-from django.db.models import (
-    BigIntegerField,
-    Case,
-    Count,
-    Exists,
-    F,
-    IntegerField,
-    Max,
-    OuterRef,
-    Q,
-    QuerySet,
-    Value,
-    When,
-)
-from django.db.models.functions import Cast
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
+from quizzes.attempts import grading
 from quizzes.models import Attempt, Course, Enrollment, Quiz
 
 SORTS = {
@@ -111,36 +98,19 @@ def gradebook_students(*, course: Course, filters: GradebookFilters) -> QuerySet
     return students.order_by(*SORTS.get(filters.sort, SORTS[DEFAULT_SORT]))
 
 
-def _scored(attempts: QuerySet[Attempt]) -> QuerySet[Attempt]:
-    # Cast first: PostgreSQL multiplies smallint columns as smallint, which overflows.
-    return attempts.alias(
-        points=Cast("score", BigIntegerField()) * 100,
-        needed=Cast("pass_mark", BigIntegerField()) * F("max_score"),
-    )
-
-
-FINISHED = Q(state=Attempt.State.FINISHED)
-PASSING = FINISHED & Q(points__gte=F("needed"))
-
-
 def gradebook_cells(*, student_ids: Iterable[int], quizzes: list[Quiz]) -> dict[tuple[int, int], GradebookCell]:
     """Every (student id, quiz id) with at least one attempt, in one query."""
     student_ids = list(student_ids)
     if not student_ids or not quizzes:
         return {}
     rows = (
-        _scored(Attempt.objects.filter(user_id__in=student_ids, quiz__in=quizzes))
+        Attempt.objects.filter(user_id__in=student_ids, quiz__in=quizzes)
         .values("user_id", "quiz_id")
         .annotate(
-            attempt_count=Count("pk"),
-            finished_count=Count("pk", filter=FINISHED),
-            # Rounded down, as Attempt.percent; an attempt at no question scores 0 %.
-            best=Max(
-                Case(When(max_score=0, then=Value(0)), default=F("points") / F("max_score")),
-                filter=FINISHED,
-                output_field=BigIntegerField(),
-            ),
-            passed_any=Max(Case(When(PASSING, then=Value(1)), default=Value(0), output_field=IntegerField())),
+            attempt_count=grading.attempts_used_sql(),
+            finished_count=Count("pk", filter=grading.finished_sql()),
+            best=grading.best_percent_sql(),
+            passed_any=grading.quiz_passed_sql(),
             in_progress_count=Count("pk", filter=Q(state=Attempt.State.IN_PROGRESS)),
         )
         .order_by()
@@ -185,8 +155,8 @@ def gradebook_passed_counts(*, students: QuerySet, quizzes: list[Quiz]) -> dict[
     if not quizzes:
         return {}
     rows = (
-        _scored(Attempt.objects.filter(quiz__in=quizzes, user__in=students.order_by().values("pk")))
-        .filter(PASSING)
+        Attempt.objects.filter(quiz__in=quizzes, user__in=students.order_by().values("pk"))
+        .filter(grading.passed_sql())
         .values("quiz_id")
         .annotate(passed=Count("user_id", distinct=True))
         .order_by()

@@ -1,0 +1,45 @@
+"""An ORM oracle of a student's progress, for tests only.
+
+Production reads the progress with one fixed statement and grades it in Python
+(``quizzes.attempts.selectors.student_courses``, ``grading.quiz_progress``). This builds
+the same figures in the database instead, from the ORM half of ``quizzes.attempts.grading``:
+where the two agree, the Python rule and the SQL rule agree.
+"""
+
+from django.db.models import OuterRef, Q, QuerySet, Subquery
+
+from quizzes.attempts import grading
+from quizzes.content.selectors import open_questions_with_choices
+from quizzes.models import Attempt, Quiz
+
+
+def quiz_progress_oracle(*, user) -> QuerySet[Quiz]:
+    """Published quizzes (of every course), by position and slug, each annotated with
+    ``user``'s ``attempts_used``, ``best_percent``, ``passed`` and ``in_progress_id``."""
+    mine = Q(attempts__user=user)
+    in_progress = Attempt.objects.filter(user=user, quiz=OuterRef("pk"), state=Attempt.State.IN_PROGRESS)
+    return (
+        Quiz.objects.filter(is_published=True)
+        .annotate(
+            attempts_used=grading.attempts_used_sql("attempts__", filter=mine),
+            best_percent=grading.best_percent_sql("attempts__", filter=mine),
+            passed=grading.quiz_passed_sql("attempts__", filter=mine),  # 1 or 0
+            in_progress_id=Subquery(in_progress.values("pk")[:1]),
+        )
+        .order_by("position", "slug")
+    )
+
+
+def progress_of(quiz: Quiz) -> tuple:
+    """(attempts_used, best_percent, passed, in_progress_id) of a quiz from the oracle or production."""
+    return quiz.attempts_used, quiz.best_percent, bool(quiz.passed), quiz.in_progress_id
+
+
+def student_quizzes_oracle(*, user) -> QuerySet[Quiz]:
+    """``quiz_progress_oracle`` for the courses ``user`` is enrolled in, with their course."""
+    return quiz_progress_oracle(user=user).filter(course__enrollments__user=user).select_related("course")
+
+
+def quiz_detail_oracle(*, user) -> QuerySet[Quiz]:
+    """``quiz_progress_oracle`` with every open question and choice, for ``QuizDetailSerializer``."""
+    return quiz_progress_oracle(user=user).select_related("course").prefetch_related(open_questions_with_choices())
