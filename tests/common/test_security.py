@@ -243,7 +243,6 @@ def question_url(student, gc_quiz) -> str:
         "/en/accounts/login/",
         "/ur/accounts/login/",
         "/en/admin/login/",
-        "/en/no-such-page/",
         "/api/v1/quizzes/",
         "/api/v1/schema/",
         "/static/quizzes/site.css",
@@ -251,6 +250,28 @@ def question_url(student, gc_quiz) -> str:
 )
 def test_csp_on_anonymous_responses(client, db, url):
     assert_strict_csp(client.get(url))
+
+
+@pytest.mark.parametrize("url", ["/en/no-such-page/", "/ur/no-such-page/", "/api/v1/nothing/", "/static/no.css"])
+def test_csp_on_404_pages(client, db, url):
+    response = client.get(url)
+
+    assert response.status_code == 404
+    assert_strict_csp(response)
+
+
+def test_csp_on_500_pages(student_client, gc_quiz, monkeypatch):
+    def fail(*args, **kwargs):
+        raise RuntimeError("broken on purpose")
+
+    monkeypatch.setattr("quizzes.api.views.QuizListView.get_queryset", fail)
+    monkeypatch.setattr("django.contrib.auth.views.LoginView.get", fail)
+    anonymous = Client(raise_request_exception=False)
+    student_client.raise_request_exception = False
+    for client, url in [(student_client, "/api/v1/quizzes/"), (anonymous, "/en/accounts/login/")]:
+        response = client.get(url)
+        assert response.status_code == 500, url
+        assert_strict_csp(response)
 
 
 def test_csp_on_student_pages(student_client, gc_quiz, question_url):
