@@ -9,25 +9,27 @@ environment, with defaults that are safe for local development:
 - ``DJANGO_SECRET_KEY``: required when debug is off.
 - ``DJANGO_ALLOWED_HOSTS``: comma separated host names.
 - ``REDIS_URL``: shared cache when set; local memory otherwise. It holds the
-  API and login throttling counters, so set it with more than one worker.
+  API throttling counters, so set it with more than one worker.
 - ``DJANGO_CACHE_KEY_PREFIX``: prefix of every cache key (several sites, one Redis).
 - ``DJANGO_CSRF_TRUSTED_ORIGINS``: comma separated origins (``https://quiz.example.org``).
 - ``DJANGO_SECURE_SSL_REDIRECT``: redirect http to https; on by default with debug off.
   The app runs behind a TLS-terminating proxy that sets ``X-Forwarded-Proto``.
 - ``DJANGO_NUM_PROXIES``: how many proxies in front of the app append to
   ``X-Forwarded-For`` (1 by default with debug off: the TLS proxy; 0 in debug:
-  the client is REMOTE_ADDR). The throttles count per client address.
+  the client is REMOTE_ADDR). The throttles and the login lockout count per client address.
 - ``DJANGO_API_THROTTLE_USER`` / ``DJANGO_API_THROTTLE_ANON``: API rates per user
   and per anonymous address (``600/min``, ``60/min``).
 - ``DJANGO_API_THROTTLE_LOCAL_SHARE``: the share of a rate each worker process may
   let through before counting it in the cache (``0.01``; ``0``: every request is
   counted at once). See common/throttle.py, ``UnsentCounts``.
-- ``DJANGO_LOGIN_THROTTLE_USERNAME_FAILURES`` / ``_IP_FAILURES`` / ``_WINDOW``: failed
-  logins per username (5) and per address (20) within the window (900 s) before
-  logins are refused with 429.
+- ``DJANGO_LOGIN_LOCKOUT_FAILURES`` / ``DJANGO_LOGIN_LOCKOUT_COOLOFF``: failed logins of
+  one username from one address (5) after which that username is refused (429) from
+  that address until the cool-off (900 s) has passed since the last failure
+  (django-axes, counted in the database: quizzes/accounts/lockout.py).
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -73,6 +75,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "csp",  # django-csp; installed for its system checks (csp.E001: settings in the pre-4.0 format)
+    "axes",
     "quizzes",
 ]
 
@@ -87,11 +90,16 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "quizzes.accounts.login_throttle.LoginThrottledMiddleware",
+    # Last: a login refused by the lockout becomes the 429 page (quizzes/accounts/lockout.py).
+    "axes.middleware.AxesMiddleware",
 ]
 
-# Every password check goes through the login throttle (quizzes/accounts/login_throttle.py).
-AUTHENTICATION_BACKENDS = ["quizzes.accounts.login_throttle.ThrottledModelBackend"]
+# Every password check goes through the login lockout first (quizzes/accounts/lockout.py),
+# then Django's ModelBackend, reading the session's user in one statement (quizzes/accounts/backends.py).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "quizzes.accounts.backends.StatementModelBackend",
+]
 
 ROOT_URLCONF = "lms.urls"
 
@@ -163,10 +171,33 @@ SESSION_ENGINE = "django.contrib.sessions.backends.cached_db" if REDIS_URL else 
 # Saved only when changed (Django's default, stated here): a page view writes nothing.
 SESSION_SAVE_EVERY_REQUEST = False
 
-# Login throttling (quizzes/accounts/login_throttle.py): failed logins per username and per address.
-LOGIN_THROTTLE_USERNAME_FAILURES = int(os.environ.get("DJANGO_LOGIN_THROTTLE_USERNAME_FAILURES", "5"))
-LOGIN_THROTTLE_IP_FAILURES = int(os.environ.get("DJANGO_LOGIN_THROTTLE_IP_FAILURES", "20"))
-LOGIN_THROTTLE_WINDOW = int(os.environ.get("DJANGO_LOGIN_THROTTLE_WINDOW", "900"))
+# Login lockout (django-axes; quizzes/accounts/lockout.py): failed logins per username AND
+# address, so that nobody can lock a student out from elsewhere. No lockout per address
+# alone: a school's or a mobile network's shared address would lock out all its students.
+_LOGIN_THROTTLE_GONE = sorted(name for name in os.environ if name.startswith("DJANGO_LOGIN_THROTTLE_"))
+if _LOGIN_THROTTLE_GONE:
+    raise ImproperlyConfigured(
+        f"{', '.join(_LOGIN_THROTTLE_GONE)}: no longer read. Failed logins now lock a username out "
+        "from one address: set DJANGO_LOGIN_LOCKOUT_FAILURES and DJANGO_LOGIN_LOCKOUT_COOLOFF (seconds)."
+    )
+AXES_FAILURE_LIMIT = int(os.environ.get("DJANGO_LOGIN_LOCKOUT_FAILURES", "5"))
+AXES_COOLOFF_TIME = timedelta(seconds=int(os.environ.get("DJANGO_LOGIN_LOCKOUT_COOLOFF", "900")))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+# Counted in the database: shared by every worker and server, with or without REDIS_URL.
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+# The address the API throttles see (common.throttle.client_ip: X-Forwarded-For behind
+# REST_FRAMEWORK["NUM_PROXIES"] proxies), if it is an IP address.
+AXES_CLIENT_IP_CALLABLE = "quizzes.accounts.lockout.client_address"
+AXES_RESET_ON_SUCCESS = True
+# A refused attempt (locked out) is not counted: the lockout ends on time, whoever keeps trying.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+# The 429 page in the page's language, with Retry-After.
+AXES_LOCKOUT_CALLABLE = "quizzes.accounts.lockout.lockout_response"
+# No table of every successful login (addresses of students, kept forever): only the failures
+# within the cool-off are stored, and deleted as they expire.
+AXES_DISABLE_ACCESS_LOG = True
+# Masked in the logs and in the failures' stored form data (the password always is).
+AXES_SENSITIVE_PARAMETERS = ["username", "ip_address", "csrfmiddlewaretoken"]
 
 # Internationalisation ------------------------------------------------------
 

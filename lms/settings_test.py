@@ -17,8 +17,7 @@ WHITENOISE_AUTOREFRESH = True
 WHITENOISE_USE_FINDERS = True
 # The test client and the live server speak plain http.
 SECURE_SSL_REDIRECT = False
-# Throttles far out of reach of the suite; tests/common/test_throttling.py and
-# tests/common/test_security.py lower them where they test them.
+# Throttles and the login lockout far out of reach of the suite; tests/common/test_throttling.py,
+# tests/accounts/test_lockout.py and tests/common/test_security.py lower them where they test them.
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {"user": "1000000/min", "anon": "1000000/min"}
-LOGIN_THROTTLE_USERNAME_FAILURES = 1_000_000
-LOGIN_THROTTLE_IP_FAILURES = 1_000_000
+AXES_FAILURE_LIMIT = 1_000_000

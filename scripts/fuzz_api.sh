@@ -22,8 +22,7 @@ export DJANGO_NUM_PROXIES=0
 # Throttles out of reach: the fuzzer sends far more requests (and failed logins) than a person.
 export DJANGO_API_THROTTLE_USER=1000000/min
 export DJANGO_API_THROTTLE_ANON=1000000/min
-export DJANGO_LOGIN_THROTTLE_USERNAME_FAILURES=1000000
-export DJANGO_LOGIN_THROTTLE_IP_FAILURES=1000000
+export DJANGO_LOGIN_LOCKOUT_FAILURES=1000000
 
 if [[ "$DATABASE_URL" == postgres* ]]; then
   # A fresh database each run, so that earlier runs' attempts don't shape this one.

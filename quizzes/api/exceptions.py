@@ -10,6 +10,7 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
+from quizzes.accounts.lockout import lockout_message
 from quizzes.attempts.services import AttemptError
 
 INVALID_INPUT = _("Invalid input.")
@@ -22,6 +23,16 @@ class ApiError(exceptions.APIException):
     def __init__(self, detail, *, code: str, status_code: int):
         super().__init__(detail, code)
         self.status_code = status_code
+
+
+class LoginLockedOut(exceptions.Throttled):
+    """Too many failed logins for this username from this address (quizzes/accounts/lockout.py):
+    429 with Retry-After, and a translated detail (DRF's would append its own "Expected
+    available in..." sentence, which has no translation in most of our languages)."""
+
+    def __init__(self, wait: int):
+        super().__init__(detail=lockout_message(wait), code=self.default_code)
+        self.wait = wait
 
 
 def api_exception_handler(exc, context):

@@ -10,6 +10,7 @@ from django.utils.translation import get_language
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+from rest_framework.authtoken.serializers import AuthTokenSerializer
 
 from quizzes.content.cache import derived
 from quizzes.content.languages import localized
@@ -55,6 +56,13 @@ class ErrorSerializer(serializers.Serializer):
 class TokenRequestSerializer(serializers.Serializer):
     username = serializers.CharField(max_length=150)
     password = serializers.CharField(max_length=4096, style={"input_type": "password"})
+
+
+class TokenCredentialsSerializer(AuthTokenSerializer):
+    """DRF's, with a username no longer than the documented 150 (the user model's): a longer one
+    is nobody's, and would not fit the login lockout's username column (django-axes: 255)."""
+
+    username = serializers.CharField(max_length=150, write_only=True)
 
 
 class TokenSerializer(serializers.Serializer):

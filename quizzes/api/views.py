@@ -5,14 +5,16 @@ from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
+from rest_framework.authtoken.models import Token
 from rest_framework.authtoken.views import ObtainAuthToken
-from rest_framework.exceptions import APIException, NotFound
+from rest_framework.exceptions import APIException, NotFound, ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from quizzes.api.exceptions import ApiError
+from quizzes.accounts.lockout import lockout_wait, login_succeeded
+from quizzes.api.exceptions import ApiError, LoginLockedOut
 from quizzes.api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
 from quizzes.api.parsers import StrictJSONParser
 from quizzes.api.serializers import (
@@ -24,6 +26,7 @@ from quizzes.api.serializers import (
     ErrorSerializer,
     QuizDetailSerializer,
     QuizProgressSerializer,
+    TokenCredentialsSerializer,
     TokenRequestSerializer,
     TokenSerializer,
     answer_feedback_data,
@@ -68,7 +71,7 @@ def errors(*statuses: int) -> dict[int, OpenApiResponse]:
         422: "The Idempotency-Key was already used for a different request.",
         429: (
             "Too many requests: this user's or address's API rate, or (token) too many failed logins "
-            "for this username or address. Retry after the Retry-After header's seconds."
+            "for this username from this address. Retry after the Retry-After header's seconds."
         ),
         413: "Request body too large.",
         415: "Unsupported media type.",
@@ -100,8 +103,9 @@ class TokenView(ObtainAuthToken):
     """Exchange a username and password for an API token."""
 
     parser_classes = (StrictJSONParser, FormParser, MultiPartParser)
+    serializer_class = TokenCredentialsSerializer
     # ObtainAuthToken turns rate throttles off; keep the anonymous rate per address
-    # (failed logins are throttled separately, in quizzes/accounts/login_throttle.py).
+    # (failed logins lock a username out from an address separately: quizzes/accounts/lockout.py).
     throttle_classes = api_settings.DEFAULT_THROTTLE_CLASSES
 
     @extend_schema(
@@ -111,7 +115,19 @@ class TokenView(ObtainAuthToken):
         summary="Obtain a token",
     )
     def post(self, request, *args, **kwargs):
-        return super().post(request, *args, **kwargs)
+        serializer = self.get_serializer(data=request.data)
+        try:
+            serializer.is_valid(raise_exception=True)
+        except ValidationError:
+            # authenticate() said no; axes marks the request when the username is locked out
+            # from this address (already, or by this failure).
+            if getattr(request, "axes_locked_out", False):
+                raise LoginLockedOut(lockout_wait(request, getattr(request, "axes_credentials", None))) from None
+            raise
+        user = serializer.validated_data["user"]
+        login_succeeded(request, user)
+        token, _created = Token.objects.get_or_create(user=user)
+        return Response({"token": token.key})
 
 
 @extend_schema(

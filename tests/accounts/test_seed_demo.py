@@ -5,6 +5,7 @@ import io
 import pytest
 from django.contrib.auth import authenticate, get_user_model
 from django.core.management import CommandError, call_command
+from django.http import HttpRequest
 
 from quizzes.accounts.roles import CONTENT_EDITORS
 from quizzes.models import Course, Enrollment
@@ -35,7 +36,7 @@ class TestAccounts:
     def test_student(self):
         other_course = CourseFactory()
         assert "student / student" in seed_demo()
-        student = authenticate(username="student", password="student")
+        student = authenticate(HttpRequest(), username="student", password="student")
         assert student is not None
         assert not student.is_staff
         assert not student.is_superuser
@@ -47,7 +48,7 @@ class TestAccounts:
 
     def test_editor(self):
         seed_demo()
-        editor = authenticate(username="editor", password="editor")
+        editor = authenticate(HttpRequest(), username="editor", password="editor")
         assert editor is not None
         assert editor.is_staff
         assert not editor.is_superuser
@@ -64,7 +65,7 @@ class TestAccounts:
         User = get_user_model()
         assert User.objects.filter(username__in=["student", "editor"]).count() == 2
         assert Enrollment.objects.filter(user__username="student").count() == 1
-        assert authenticate(username="editor", password="editor").groups.count() == 1
+        assert authenticate(HttpRequest(), username="editor", password="editor").groups.count() == 1
 
     def test_resets_passwords_and_privileges(self):
         seed_demo()
@@ -74,6 +75,6 @@ class TestAccounts:
         editor.is_superuser = True
         editor.save()
         seed_demo()
-        editor = authenticate(username="editor", password="editor")
+        editor = authenticate(HttpRequest(), username="editor", password="editor")
         assert editor is not None
         assert not editor.is_superuser

@@ -1,6 +1,7 @@
 """Authentication: tokens, 401 on every endpoint, session auth with CSRF."""
 
 import pytest
+from django.http import HttpRequest
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -207,7 +208,8 @@ def test_session_auth_with_force_login(student, gc_quiz):
 
 def test_session_auth_with_password_login(student, gc_quiz):
     client = APIClient()
-    assert client.login(username=student.username, password=DEFAULT_PASSWORD)
+    # authenticate() needs the request (the login lockout, django-axes, counts per address).
+    assert client.login(request=HttpRequest(), username=student.username, password=DEFAULT_PASSWORD)
 
     response = client.get(QUIZZES_URL)
 

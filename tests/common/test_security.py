@@ -78,15 +78,19 @@ def production_settings(**extra) -> dict:
         "CSRF_TRUSTED_ORIGINS",
         "SECURE_REFERRER_POLICY",
         "X_FRAME_OPTIONS",
-        "LOGIN_THROTTLE_USERNAME_FAILURES",
-        "LOGIN_THROTTLE_IP_FAILURES",
-        "LOGIN_THROTTLE_WINDOW",
+        "AXES_FAILURE_LIMIT",
+        "AXES_COOLOFF_TIME",
+        "AXES_LOCKOUT_PARAMETERS",
+        "AXES_HANDLER",
+        "AXES_CLIENT_IP_CALLABLE",
+        "AXES_RESET_ON_SUCCESS",
+        "AUTHENTICATION_BACKENDS",
         "REST_FRAMEWORK",
         "API_THROTTLE_LOCAL_SHARE",
     ]
     code = (
         "import json; from django.conf import settings; "
-        f"print(json.dumps({{name: getattr(settings, name) for name in {names!r}}}))"
+        f"print(json.dumps({{name: getattr(settings, name) for name in {names!r}}}, default=str))"
     )
     result = run_manage("shell", "-v0", "-c", code, env=production_env(**extra))
     assert result.returncode == 0, result.stderr
@@ -146,11 +150,13 @@ def test_production_settings():
     assert values["CSRF_TRUSTED_ORIGINS"] == ["https://quiz.example.org", "https://www.quiz.example.org"]
     assert values["SECURE_REFERRER_POLICY"] == "same-origin"
     assert values["X_FRAME_OPTIONS"] == "DENY"
-    assert (
-        values["LOGIN_THROTTLE_USERNAME_FAILURES"],
-        values["LOGIN_THROTTLE_IP_FAILURES"],
-        values["LOGIN_THROTTLE_WINDOW"],
-    ) == (5, 20, 900)
+    # Failed logins lock a username out from one address (5 in 15 min), counted in the database.
+    assert (values["AXES_FAILURE_LIMIT"], values["AXES_COOLOFF_TIME"]) == (5, "0:15:00")
+    assert values["AXES_LOCKOUT_PARAMETERS"] == [["username", "ip_address"]]
+    assert values["AXES_HANDLER"] == "axes.handlers.database.AxesDatabaseHandler"
+    assert values["AXES_CLIENT_IP_CALLABLE"] == "quizzes.accounts.lockout.client_address"
+    assert values["AXES_RESET_ON_SUCCESS"] is True
+    assert values["AUTHENTICATION_BACKENDS"][0] == "axes.backends.AxesStandaloneBackend"
     assert values["REST_FRAMEWORK"]["DEFAULT_THROTTLE_RATES"] == {"user": "600/min", "anon": "60/min"}
     assert values["API_THROTTLE_LOCAL_SHARE"] == 0.01
     assert values["REST_FRAMEWORK"]["NUM_PROXIES"] == 1

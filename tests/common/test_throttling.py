@@ -1,4 +1,4 @@
-"""Throttling: failed logins (web, admin and API token), and API rates shared by all workers."""
+"""Throttling: API rates shared by all workers. (Failed logins: tests/accounts/test_lockout.py.)"""
 
 import json
 import os
@@ -15,21 +15,13 @@ from pathlib import Path
 
 import pytest
 from django.core.cache import cache
-from django.test import Client
-from django.utils import translation
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from common import throttle
 from common.throttle import UnsentCounts, WindowCounter, unsent_requests
-from quizzes.accounts.login_throttle import LoginThrottled, _too_many_failures, login_throttle_check
-from tests.factories import DEFAULT_PASSWORD, UserFactory
+from tests.factories import UserFactory
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
-LOGIN_URL = "/en/accounts/login/"
-ADMIN_LOGIN_URL = "/en/admin/login/"
-TOKEN_URL = "/api/v1/auth/token/"
-WINDOW = 900
 
 
 @pytest.fixture(autouse=True)
@@ -39,14 +31,6 @@ def _fresh_cache():
     yield
     cache.clear()
     unsent_requests.clear()
-
-
-@pytest.fixture
-def production_limits(settings):
-    """The production login limits (the test settings put them out of reach)."""
-    settings.LOGIN_THROTTLE_USERNAME_FAILURES = 5
-    settings.LOGIN_THROTTLE_IP_FAILURES = 20
-    settings.LOGIN_THROTTLE_WINDOW = WINDOW
 
 
 class Clock:
@@ -67,224 +51,6 @@ def clock(monkeypatch) -> Clock:
     clock = Clock()
     monkeypatch.setattr(time, "time", clock)
     return clock
-
-
-@pytest.fixture
-def user(db):
-    return UserFactory(username="alice")
-
-
-def web_login(username, password=DEFAULT_PASSWORD, *, ip="10.0.0.1", url=LOGIN_URL, **extra):
-    return Client(REMOTE_ADDR=ip, **extra).post(url, {"username": username, "password": password})
-
-
-def token_login(username, password=DEFAULT_PASSWORD, *, ip="10.0.0.1", **extra):
-    return APIClient(REMOTE_ADDR=ip, **extra).post(
-        TOKEN_URL, {"username": username, "password": password}, format="json"
-    )
-
-
-def assert_logged_in(response):
-    assert response.status_code == 302, response.status_code
-    assert "_auth_user_id" in response.wsgi_request.session
-
-
-def assert_refused(response, wait: int = WINDOW) -> None:
-    assert response.status_code == 429, response.status_code
-    assert response["Retry-After"] == str(wait)
-    assert "_auth_user_id" not in response.wsgi_request.session
-    assert _too_many_failures((wait + 59) // 60) in response.content.decode()
-
-
-def fail(username, times: int, **kwargs) -> None:
-    for _ in range(times):
-        response = web_login(username, "wrong password", **kwargs)
-        assert response.status_code == 200, response.status_code  # the form again, with its error
-
-
-# The web login ------------------------------------------------------------------------
-
-
-def test_right_password_is_refused_after_five_failures(production_limits, user, clock):
-    fail("alice", 5)
-
-    assert_refused(web_login("alice"))
-    assert_refused(web_login("alice", "wrong password"))
-
-
-def test_four_failures_are_not_enough(production_limits, user, clock):
-    fail("alice", 4)
-
-    assert_logged_in(web_login("alice"))
-
-
-def test_refused_until_the_window_passes(production_limits, user, clock):
-    fail("alice", 5)
-    clock.advance(WINDOW - 61)
-
-    assert_refused(web_login("alice"), wait=61)
-    clock.advance(60)
-    assert_refused(web_login("alice"), wait=1)
-    clock.advance(2)
-    assert_logged_in(web_login("alice"))
-
-
-def test_the_window_starts_at_the_first_failure(production_limits, user, clock):
-    fail("alice", 4)
-    clock.advance(WINDOW + 1)
-    fail("alice", 4)
-
-    assert_logged_in(web_login("alice"))
-
-
-def test_a_username_is_counted_from_any_address(production_limits, user, clock):
-    for number in range(5):
-        fail("alice", 1, ip=f"10.0.1.{number}")
-
-    assert_refused(web_login("alice", ip="10.0.2.1"))
-
-
-def test_usernames_are_counted_whatever_their_case(production_limits, user, clock):
-    fail("Alice", 2)
-    fail("ALICE ", 3)
-
-    assert_refused(web_login("alice"))
-
-
-def test_unknown_usernames_are_counted_too(production_limits, db, clock):
-    fail("nobody", 5)
-
-    with pytest.raises(LoginThrottled):
-        login_throttle_check(None, "nobody")
-
-
-def test_an_address_is_refused_after_twenty_failures(production_limits, user, clock):
-    for number in range(20):
-        fail(f"guess-{number}", 1, ip="10.0.0.9")
-
-    assert_refused(web_login("alice", ip="10.0.0.9"))
-    assert_logged_in(web_login("alice", ip="10.0.0.10"))
-
-
-def test_success_clears_the_username_count(production_limits, user, clock):
-    fail("alice", 4)
-    assert_logged_in(web_login("alice"))
-    fail("alice", 4)
-
-    assert_logged_in(web_login("alice"))
-
-
-def test_success_does_not_clear_the_address_count(production_limits, user, clock):
-    for number in range(19):
-        fail(f"guess-{number}", 1, ip="10.0.0.9")
-    assert_logged_in(web_login("alice", ip="10.0.0.9"))
-    fail("guess-x", 1, ip="10.0.0.9")
-
-    assert_refused(web_login("alice", ip="10.0.0.9"))
-
-
-def test_x_forwarded_for_is_not_trusted_without_proxies(production_limits, settings, user, clock):
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 0}
-    for number in range(20):
-        fail(f"guess-{number}", 1, ip="10.0.0.9", HTTP_X_FORWARDED_FOR=f"192.0.2.{number}")
-
-    assert_refused(web_login("alice", ip="10.0.0.9", HTTP_X_FORWARDED_FOR="192.0.2.200"))
-
-
-def test_x_forwarded_for_names_the_client_behind_the_proxy(production_limits, settings, user, clock):
-    assert settings.REST_FRAMEWORK["NUM_PROXIES"] == 1  # the production default
-    for number in range(20):
-        fail(f"guess-{number}", 1, ip="10.0.0.9", HTTP_X_FORWARDED_FOR="192.0.2.1")
-
-    assert_refused(web_login("alice", ip="10.0.0.9", HTTP_X_FORWARDED_FOR="192.0.2.1"))
-    # The proxy appends the address it saw; a client's own X-Forwarded-For stays on the left.
-    assert_refused(web_login("alice", ip="10.0.0.9", HTTP_X_FORWARDED_FOR="198.51.100.7, 192.0.2.1"))
-    assert_logged_in(web_login("alice", ip="10.0.0.9", HTTP_X_FORWARDED_FOR="192.0.2.1, 192.0.2.2"))
-    # Without the header (not through the proxy): the connection's address.
-    assert_logged_in(web_login("alice", ip="10.0.0.9"))
-
-
-def test_the_refusal_page_is_in_the_page_language(production_limits, user, clock, parse_html):
-    fail("alice", 5)
-
-    response = web_login("alice", url="/ur/accounts/login/")
-
-    assert response.status_code == 429
-    html = parse_html(response)
-    assert (html.one("html")["lang"], html.one("html")["dir"]) == ("ur", "rtl")
-    with translation.override("ur"):
-        message = _too_many_failures(15)
-    assert html.one("div", class_="alert", role="alert").text == message
-
-
-def test_the_admin_login_is_throttled_too(production_limits, db, clock):
-    UserFactory(username="admin-alice", is_staff=True)
-    for _ in range(5):
-        assert web_login("admin-alice", "wrong password", url=ADMIN_LOGIN_URL).status_code == 200
-
-    assert_refused(web_login("admin-alice", url=ADMIN_LOGIN_URL))
-
-
-def test_the_test_limits_are_out_of_reach(user):
-    fail("alice", 30)
-
-    assert_logged_in(web_login("alice"))
-
-
-# The API token endpoint ----------------------------------------------------------------
-
-
-def assert_token_refused(response, wait: int = WINDOW) -> None:
-    assert response.status_code == 429, response.content
-    assert response.json() == {"detail": _too_many_failures((wait + 59) // 60), "code": "throttled"}
-    assert response["Retry-After"] == str(wait)
-
-
-def test_token_is_refused_after_five_failures_even_with_the_right_password(production_limits, user, clock):
-    for _ in range(5):
-        assert token_login("alice", "wrong password").status_code == 400
-
-    assert_token_refused(token_login("alice"))
-    assert not Token.objects.filter(user=user).exists()
-
-
-def test_token_is_given_again_after_the_window(production_limits, user, clock):
-    for _ in range(5):
-        token_login("alice", "wrong password")
-    clock.advance(WINDOW + 1)
-
-    assert token_login("alice").status_code == 200
-
-
-def test_token_success_clears_the_username_count(production_limits, user, clock):
-    for _ in range(4):
-        token_login("alice", "wrong password")
-    assert token_login("alice").status_code == 200
-    for _ in range(4):
-        token_login("alice", "wrong password")
-
-    assert token_login("alice").status_code == 200
-
-
-def test_web_and_api_failures_add_up(production_limits, user, clock):
-    fail("alice", 3)
-    for _ in range(2):
-        token_login("alice", "wrong password", ip="10.9.9.9")
-
-    assert_token_refused(token_login("alice"))
-    assert_refused(web_login("alice"))
-
-
-def test_token_refusal_is_in_the_request_language(production_limits, user, clock):
-    for _ in range(5):
-        token_login("alice", "wrong password")
-
-    response = token_login("alice", HTTP_ACCEPT_LANGUAGE="id")
-
-    with translation.override("id"):
-        message = _too_many_failures(15)
-    assert response.status_code == 429
-    assert response.json()["detail"] == message
 
 
 # API rates (in process) ----------------------------------------------------------------
