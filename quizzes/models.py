@@ -232,6 +232,24 @@ class Choice(models.Model):
     natural_key.dependencies = ["quizzes.question"]
 
 
+class QuizContentVersion(models.Model):
+    """Which version of a quiz's content is current, for the content cache of every process
+    (quizzes/content/cache.py).
+
+    A new random number each time the quiz's content is written, set in the writing
+    transaction; never shown nor edited. A row of its own, not a column of the quiz, so that
+    saving a Quiz (an admin form, a fixture) never writes an old version back.
+    """
+
+    quiz = models.OneToOneField(
+        Quiz, on_delete=models.CASCADE, primary_key=True, related_name="content_version", verbose_name=_("quiz")
+    )
+    version = models.BigIntegerField()  # shown nowhere (not in the admin): nothing to translate
+
+    def __str__(self):
+        return f"{self.quiz_id}: {self.version}"
+
+
 class Attempt(models.Model):
     class State(models.TextChoices):
         IN_PROGRESS = grading.IN_PROGRESS, _("in progress")

@@ -17,22 +17,27 @@ writes are measured with a transactional test database
 (``django_db(transaction=True)``) so that ``transaction.atomic`` is a real
 transaction as in production, not a savepoint inside the test's own.
 
-The quiz content (questions, choices) comes from the shared cache
-(``quizzes.content.cache``): budgets are for the usual, warm case; a cold
-cache (once per quiz after each edit) costs the two content queries more,
-checked separately. Sessions are in the database here (no REDIS_URL): with
-Redis in production (``cached_db``) the session lookup is a cache read and
-each count below is one query less.
+The quiz content (questions, choices) is held by each process
+(``quizzes.content.cache``): budgets are for the usual, warm case, where the
+process holds the quiz's snapshot and confirmed its version less than
+``VERSION_RECHECK`` seconds ago. A request measured here comes right after one
+that warmed the content, and the interval is held open for the test
+(``version_confirmed``) so that a slow machine can't move a measurement past
+it: each count is of the warm case or of a cold one, never one or the other
+by chance. Once per interval a request reads the quiz's version, one query
+more, and a cold cache (once per quiz after each edit) costs the two content
+queries more: both checked separately. Sessions are in the database here (no
+REDIS_URL): with Redis in production (``cached_db``) the session lookup is a
+cache read and each count below is one query less.
 """
 
 import json
-import time
 
 import pytest
 from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from django.utils import translation
+from django.utils import timezone, translation
 
 from quizzes.api.serializers import (
     AnswerFeedbackSerializer,
@@ -42,6 +47,7 @@ from quizzes.api.serializers import (
 )
 from quizzes.attempts.selectors import student_courses, student_quizzes
 from quizzes.attempts.services import attempt_start
+from quizzes.content import cache as content_cache
 from quizzes.content.cache import quiz_content_invalidate
 from quizzes.enrollment.services import enrollment_create
 from quizzes.models import Answer, Attempt, Choice, Question, Quiz
@@ -62,6 +68,8 @@ DASHBOARD_BUDGET = 8  # the dashboard and the API's progress
 API_QUIZ_LIST = 2  # token's user, and the dashboard's statement (a page of a list needs no COUNT)
 OTHER_BUDGET = 8  # quiz page, result, resume
 COLD_CONTENT = 2  # questions and choices, when the cache has no current copy
+VERSION_READ = 1  # the quiz's version, once per VERSION_RECHECK seconds
+RECHECK = content_cache.VERSION_RECHECK
 
 
 TRANSACTION_CONTROL = ("BEGIN", "COMMIT", "ROLLBACK")
@@ -165,6 +173,14 @@ def empty_cache():
     cache.clear()
 
 
+@pytest.fixture(autouse=True)
+def version_confirmed(monkeypatch):
+    """A version confirmed by one request stays confirmed for the next, however long the
+    test takes between them (``test_the_version_is_read_again_after_the_interval`` counts
+    the read)."""
+    monkeypatch.setattr(content_cache, "VERSION_RECHECK", 3600.0)
+
+
 @pytest.fixture
 def attempt(student, content):
     attempt, _created = attempt_start(user=student, quiz=content[GC])
@@ -203,6 +219,18 @@ class TestQuestionPage:
         count_queries(student_client, "get", path, status=200)
         after = count_queries(student_client, "get", "/sn" + path[3:], status=200)
         assert after == before <= QUESTION_BUDGET
+
+    def test_the_version_is_read_again_after_the_interval(self, monkeypatch, time_machine, student_client, attempt):
+        """Once per VERSION_RECHECK seconds: one query (the version), and the content unchanged
+        is not read again; the request after it is warm again."""
+        monkeypatch.setattr(content_cache, "VERSION_RECHECK", RECHECK)
+        time_machine.move_to(timezone.now(), tick=False)
+        path = f"/en/attempts/{attempt.pk}/questions/1/"
+        count_queries(student_client, "get", path, status=200)
+        warm = count_queries(student_client, "get", path, status=200)
+        time_machine.shift(RECHECK)
+        assert count_queries(student_client, "get", path, status=200) == warm + VERSION_READ
+        assert count_queries(student_client, "get", path, status=200) == warm
 
     def test_the_cache_is_shared_by_languages(self, student_client, attempt):
         count_queries(student_client, "get", f"/en/attempts/{attempt.pk}/questions/1/", status=200)
@@ -449,34 +477,6 @@ class TestCacheCorrectness:
         student_client.get(f"/en/attempts/{attempt.pk}/questions/1/")
         body = student_client.get(f"/en/attempts/{attempt.pk}/questions/1/").content.decode()
         assert "right answer" not in body and "✓" not in body
-
-    def test_a_snapshot_stored_under_an_old_version_is_never_served(self, content):
-        """A worker that read the rows before an edit and stores them after it: ignored."""
-        from quizzes.content import cache as content_cache
-
-        quiz = content[GC]
-        stale = content_cache.quiz_content(quiz.pk)
-        old_version = cache.get(content_cache._version_key(quiz.pk))
-        question = quiz.questions.get(position=1)
-        question.text_en = "New text?"
-        question.save()
-        cache.set(content_cache._content_key(quiz.pk), (old_version, stale))
-        assert content_cache.quiz_content(quiz.pk).questions[0].text_en == "New text?"
-        assert cache.get(content_cache._version_key(quiz.pk)) != old_version
-
-    def test_another_process_edit_is_served_within_the_recheck_interval(self, content, monkeypatch):
-        """Each process asks for the version at most every VERSION_RECHECK seconds."""
-        from quizzes.content import cache as content_cache
-
-        quiz = content[GC]
-        held = content_cache.quiz_content(quiz.pk)
-        # Another process's edit: its rows, and the version it replaced in the shared cache.
-        Question.objects.filter(quiz=quiz, position=1).update(text_en="Edited elsewhere?")
-        cache.set(content_cache._version_key(quiz.pk), "replaced-by-another-process", timeout=None)
-        assert content_cache.quiz_content(quiz.pk) is held
-        later = time.monotonic() + content_cache.VERSION_RECHECK
-        monkeypatch.setattr(content_cache.time, "monotonic", lambda: later)
-        assert content_cache.quiz_content(quiz.pk).questions[0].text_en == "Edited elsewhere?"
 
     def test_a_write_without_signals_is_served_until_the_public_invalidation(self, content):
         from quizzes.content.cache import quiz_content

@@ -164,7 +164,7 @@ class QuizDetailView(LanguageMixin, generics.RetrieveAPIView):
         # choices come from the content cache: a class starting a quiz fetches it at once.
         quiz = self.get_object()
         data = quiz_progress_data(quiz, translation.get_language())
-        data["questions"] = quiz_questions_data(quiz_content(quiz.pk, quiz=quiz), translation.get_language())
+        data["questions"] = quiz_questions_data(quiz_content(quiz.pk), translation.get_language())
         return Response(data)
 
 

@@ -1,10 +1,10 @@
-"""A quiz's content (questions and choices in every language) in the shared cache.
+"""A quiz's content (questions and choices in every language), held by each process.
 
 Showing a question, checking an answer and giving its feedback all need the
 quiz's questions and choices; they change only when an editor saves content,
-so they are read from the cache (Redis in production: shared by every worker
-and server) instead of three queries per request. Each process also holds the
-snapshots it has read, so that a request only asks the cache for the version.
+so each process holds the snapshot it has read instead of running two queries
+per request, and the cache (Redis in production: shared by every worker and
+server) keeps it for the processes that held an older one.
 
 What is cached: one language-independent snapshot per quiz, with every
 translated column (``text_en``, ``text_ur``... as on the models, so that
@@ -12,35 +12,43 @@ translated column (``text_en``, ``text_ur``... as on the models, so that
 questions and choices that are not archived, in order, and which choice is
 correct (the views decide what to show; nothing here reaches a page by itself).
 
-Staleness: every quiz has a version token in the cache. A snapshot is stored
-with the version it was read under and served only while that version is
-current. Saving or deleting a Course, Quiz, Question or Choice replaces the
-token (``quiz_content_invalidate``) at once and again when the transaction
-commits, so that a worker that read the old rows just before the commit cannot
-store them under the new version. Writes that bypass ``save()``
-(``QuerySet.update``, ``bulk_create``) must call ``quiz_content_invalidate``.
+Staleness: every quiz has a version in the database (``QuizContentVersion``),
+the one thing every process shares whatever the cache: a new random number
+each time its content is written, set by ``quiz_content_invalidate`` in the
+transaction that writes it, so that whoever reads the new version reads the
+new rows. Saving or deleting a Course, Quiz, Question or Choice calls it (the
+receivers at the end of this module); writes that bypass ``save()``
+(``QuerySet.update``, ``bulk_create``) must call it themselves. A snapshot is
+cached under the version it was read with, which is read in the same
+statement as its questions or before them, never after: a snapshot may be
+newer than its version, never older. A version is never used twice, so
+neither an edit rolled back nor another database using the same cache nor a
+database restored from a backup brings back a snapshot of other rows.
 
-A process asks the cache for a quiz's version at most once every
-``VERSION_RECHECK`` seconds, and serves the snapshot it holds in between: the
-round trip cost a tenth of a question page (issue 7). So an edit reaches the
-other processes within a second; the process that made it drops its own copy
-at once. What a student is graded on never comes from here: an answer reads
-the key from the database under the attempt's lock (quizzes/attempts/services.py).
+A process asks the database for a quiz's version (one query, by primary
+keys) at most once every ``VERSION_RECHECK`` seconds, and serves the snapshot
+it holds in between without a round trip. So an edit reaches every process
+within that time, whatever process made it (a worker, ``manage.py
+import_quiz``) and with or without a shared cache; the process that made it
+drops its own copy at once. The interval is measured on the wall clock
+(``time.time``); a step back ends it. What a student is graded on never comes
+from here: an answer reads the key from the database under the attempt's lock
+(quizzes/attempts/services.py).
 """
 
 import secrets
 import time
 
 from django.core.cache import cache
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
-from quizzes.models import Choice, Course, Question, Quiz
+from quizzes.models import Choice, Course, Question, Quiz, QuizContentVersion
 
-# A snapshot lives an hour at most; the version token decides whether it is current.
+# A snapshot lives an hour at most in the cache, under the version it was read with.
 CONTENT_TIMEOUT = 60 * 60
-_PREFIX = "quiz-content:1"
+_PREFIX = "quiz-content:2"
 
 
 class _Snapshot:
@@ -103,34 +111,87 @@ def _texts(obj, fields: tuple[str, ...]) -> dict[str, str]:
     return {name: getattr(obj, name) for field in fields for name in _columns(type(obj), field)}
 
 
-def _version_key(quiz_id: int) -> str:
-    return f"{_PREFIX}:version:{quiz_id}"
+def _content_key(quiz_id: int, version: int) -> str:
+    return f"{_PREFIX}:quiz:{quiz_id}:{version}"
 
 
-def _content_key(quiz_id: int) -> str:
-    return f"{_PREFIX}:quiz:{quiz_id}"
+def _version_of(quiz: Quiz) -> int | None:
+    """The version read with ``quiz`` (``select_related("content_version")``)."""
+    try:
+        return quiz.content_version.version
+    except QuizContentVersion.DoesNotExist:
+        return None
 
 
-def quiz_content_load(quiz_id: int, *, quiz: Quiz | None = None) -> QuizContent:
-    """Read a quiz's content from the database: two queries (the questions with
-    their quiz, the choices), three for a quiz without questions."""
-    questions = list(
-        Question.objects.filter(quiz_id=quiz_id, is_archived=False).select_related("quiz").order_by("position")
+def _version_read(quiz_id: int) -> int | None:
+    """The quiz's current version: one query, by primary keys.
+
+    None for a quiz whose content was never written through
+    ``quiz_content_invalidate`` (a quiz made with ``bulk_create``); raises
+    Quiz.DoesNotExist for an unknown quiz.
+    """
+    quote = connection.ops.quote_name
+    versions = QuizContentVersion._meta
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT v.{quote(versions.get_field('version').column)} FROM {quote(Quiz._meta.db_table)} q "
+            f"LEFT JOIN {quote(versions.db_table)} v ON v.{quote(versions.get_field('quiz').column)} = "
+            f"q.{quote(Quiz._meta.pk.column)} WHERE q.{quote(Quiz._meta.pk.column)} = %s",
+            [quiz_id],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        raise Quiz.DoesNotExist(f"No quiz {quiz_id}.")
+    return row[0]
+
+
+def _versions_bump(quiz_ids: list[int]) -> None:
+    """Give the quizzes a new version, in the current transaction: one statement, which
+    creates the version of a quiz that has none and leaves out a quiz that is gone."""
+    quote = connection.ops.quote_name
+    versions = QuizContentVersion._meta
+    quiz_column, version_column = (quote(versions.get_field(name).column) for name in ("quiz", "version"))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {quote(versions.db_table)} ({quiz_column}, {version_column}) "
+            f"SELECT {quote(Quiz._meta.pk.column)}, CAST(%s AS BIGINT) FROM {quote(Quiz._meta.db_table)} "
+            f"WHERE {quote(Quiz._meta.pk.column)} IN ({', '.join(['%s'] * len(quiz_ids))}) "
+            f"ON CONFLICT ({quiz_column}) DO UPDATE SET {version_column} = excluded.{version_column}",
+            [secrets.randbits(63), *quiz_ids],
+        )
+
+
+def _load(quiz_id: int) -> tuple[int | None, QuizContent]:
+    """The quiz's content from the database, and the version it is (at least) as new as.
+
+    The version is read in the statement of the rows of the quiz and its questions:
+    choices read after it may be newer, never older, so a snapshot stored under a
+    version may be newer than that version, never older.
+    """
+    questions_query = (
+        Question.objects.filter(quiz_id=quiz_id, is_archived=False)
+        .select_related("quiz", "quiz__content_version")
+        .order_by("position")
     )
+    questions = list(questions_query)
     if questions:
         quiz = questions[0].quiz
-    elif quiz is None:
-        quiz = Quiz.objects.get(pk=quiz_id)
+    else:
+        # No question to read them with: the quiz and its version, then the questions again.
+        quiz = Quiz.objects.select_related("content_version").get(pk=quiz_id)
+        questions = list(questions_query.all())
+    version = _version_of(quiz)
     choices: dict[int, list[ContentChoice]] = {question.pk: [] for question in questions}
-    for choice in Choice.objects.filter(
-        question__quiz_id=quiz_id, question__is_archived=False, is_archived=False
-    ).order_by("question_id", "position"):
-        choices[choice.question_id].append(
-            ContentChoice(
-                _texts(choice, ("text",)), id=choice.pk, position=choice.position, is_correct=choice.is_correct
+    if questions:
+        for choice in Choice.objects.filter(
+            question__quiz_id=quiz_id, question__is_archived=False, is_archived=False
+        ).order_by("question_id", "position"):
+            choices[choice.question_id].append(
+                ContentChoice(
+                    _texts(choice, ("text",)), id=choice.pk, position=choice.position, is_correct=choice.is_correct
+                )
             )
-        )
-    return QuizContent(
+    return version, QuizContent(
         _texts(quiz, ("title", "description")),
         id=quiz.pk,
         slug=quiz.slug,
@@ -147,19 +208,31 @@ def quiz_content_load(quiz_id: int, *, quiz: Quiz | None = None) -> QuizContent:
     )
 
 
-# How long a process serves a snapshot before asking the cache for the quiz's version again.
+def quiz_content_load(quiz_id: int) -> QuizContent:
+    """Read a quiz's content from the database: two queries (the questions with
+    their quiz, the choices), three for a quiz without questions (the questions,
+    the quiz, the questions again). Raises Quiz.DoesNotExist for an unknown quiz."""
+    return _load(quiz_id)[1]
+
+
+# How long a process serves a snapshot before asking the database for the quiz's version again.
 VERSION_RECHECK = 1.0
 
-# The snapshots this process has read, by quiz id, with their version and when that
-# version was last confirmed: a current one is served without fetching and unpickling it.
-_held: dict[int, tuple[str, QuizContent, float]] = {}
+# The snapshots this process has read, by quiz id, with their version and when (``time.time()``)
+# that version was last confirmed: a current one is served without a query, or unpickling it.
+_held: dict[int, tuple[int | None, QuizContent, float]] = {}
 _HELD_MAX = 1000
 
 
-def _hold(quiz_id: int, version: str, content: QuizContent) -> None:
+def _hold(quiz_id: int, version: int | None, content: QuizContent) -> None:
     if len(_held) >= _HELD_MAX:
         _held.clear()
-    _held[quiz_id] = (version, content, time.monotonic())
+    _held[quiz_id] = (version, content, time.time())
+
+
+def _confirmed_lately(confirmed_at: float) -> bool:
+    # The wall clock (which time-machine moves in the tests): a step back ends the wait too.
+    return 0 <= time.time() - confirmed_at < VERSION_RECHECK
 
 
 # Values made from a snapshot (its view in a language, its API form), by (name, quiz id,
@@ -185,76 +258,80 @@ def derived(content: QuizContent, name: str, language: str, build):
     return value
 
 
-def quiz_content(quiz_id: int, *, quiz: Quiz | None = None) -> QuizContent:
-    """The quiz's content: no round trip while this process holds a snapshot whose
-    version it confirmed less than ``VERSION_RECHECK`` seconds ago, else one (the version).
+def quiz_content(quiz_id: int) -> QuizContent:
+    """The quiz's content: no query while this process holds a snapshot whose version it
+    confirmed less than ``VERSION_RECHECK`` seconds ago, else one (the version).
 
-    The snapshot itself is fetched from the cache only when this process does
-    not hold the current one, and read from the database (then cached) only
-    when the cache does not either. Pass ``quiz`` when the row is at hand (it
-    saves a query on a miss for a quiz without questions). Raises
-    Quiz.DoesNotExist for an unknown quiz.
+    A snapshot this process does not hold is fetched from the cache under the new
+    version, and read from the database (``quiz_content_load``, then cached) when
+    the cache does not hold it either, or when this process held none (there is no
+    version to look for yet: it comes with the questions). Raises Quiz.DoesNotExist
+    for an unknown quiz.
     """
     held = _held.get(quiz_id)
-    if held is not None and time.monotonic() - held[2] < VERSION_RECHECK:
-        return held[1]
-    version_key, content_key = _version_key(quiz_id), _content_key(quiz_id)
-    version = cache.get(version_key)
-    if version is not None:
-        if held is not None and held[0] == version:
+    if held is not None:
+        if _confirmed_lately(held[2]):
+            return held[1]
+        version = _version_read(quiz_id)
+        if version == held[0]:
             _hold(quiz_id, version, held[1])
             return held[1]
-        cached = cache.get(content_key)
-        if cached is not None and cached[0] == version:
-            _hold(quiz_id, *cached)
-            return cached[1]
-    else:
-        cache.add(version_key, secrets.token_hex(8), timeout=None)
-        version = cache.get(version_key)
-    content = quiz_content_load(quiz_id, quiz=quiz)
-    # Read under ``version``: if an edit replaced it meanwhile, this snapshot is never served.
-    cache.set(content_key, (version, content), timeout=CONTENT_TIMEOUT)
+        if version is not None:
+            cached = cache.get(_content_key(quiz_id, version))
+            if cached is not None:
+                _hold(quiz_id, version, cached)
+                return cached
+    version, content = _load(quiz_id)
+    if version is not None:  # a version of this database: never found under another version
+        cache.set(_content_key(quiz_id, version), content, timeout=CONTENT_TIMEOUT)
     _hold(quiz_id, version, content)
     return content
 
 
 def quiz_content_invalidate(quiz_id: int) -> None:
-    """Stop serving the cached content of a quiz (now, and when the transaction commits):
-    in this process at once, in the others within ``VERSION_RECHECK`` seconds."""
-
-    def bump():
-        cache.set(_version_key(quiz_id), secrets.token_hex(8), timeout=None)
-        _held.pop(quiz_id, None)
-
-    bump()
-    transaction.on_commit(bump)
+    """Stop serving the cached content of a quiz: a new version in the database, in the
+    current transaction (so whoever reads it reads the rows written with it), and this
+    process's copy dropped at once and again when the transaction commits; the other
+    processes read the new version within ``VERSION_RECHECK`` seconds."""
+    _invalidate([quiz_id])
 
 
-def _invalidate_many(quiz_ids) -> None:
-    for quiz_id in set(quiz_ids):
-        if quiz_id is not None:
-            quiz_content_invalidate(quiz_id)
+def _invalidate(quiz_ids) -> None:
+    quiz_ids = sorted({quiz_id for quiz_id in quiz_ids if quiz_id is not None})
+    if not quiz_ids:
+        return
+    _versions_bump(quiz_ids)
+
+    def drop():
+        for quiz_id in quiz_ids:
+            _held.pop(quiz_id, None)
+
+    drop()
+    transaction.on_commit(drop)
 
 
 @receiver([post_save, post_delete], sender=Course, dispatch_uid="quiz_content_course")
 def _course_changed(sender, instance, **kwargs):
-    _invalidate_many(Quiz.objects.filter(course_id=instance.pk).values_list("pk", flat=True))
+    _invalidate(Quiz.objects.filter(course_id=instance.pk).values_list("pk", flat=True))
 
 
 @receiver([post_save, post_delete], sender=Quiz, dispatch_uid="quiz_content_quiz")
-def _quiz_changed(sender, instance, **kwargs):
-    _invalidate_many([instance.pk])
+def _quiz_changed(sender, instance, signal, **kwargs):
+    if signal is post_delete:
+        # Deleting its questions, just before, gave it a version again: it goes with the quiz.
+        QuizContentVersion.objects.filter(quiz_id=instance.pk).delete()
+    _invalidate([instance.pk])
 
 
 @receiver([post_save, post_delete], sender=Question, dispatch_uid="quiz_content_question")
 def _question_changed(sender, instance, **kwargs):
-    _invalidate_many([instance.quiz_id])
+    _invalidate([instance.quiz_id])
 
 
 @receiver([post_save, post_delete], sender=Choice, dispatch_uid="quiz_content_choice")
 def _choice_changed(sender, instance, **kwargs):
     question = instance._state.fields_cache.get("question")
     if question is not None:
-        _invalidate_many([question.quiz_id])
+        _invalidate([question.quiz_id])
     else:
-        _invalidate_many(Question.objects.filter(pk=instance.question_id).values_list("quiz_id", flat=True))
+        _invalidate(Question.objects.filter(pk=instance.question_id).values_list("quiz_id", flat=True))

@@ -7,7 +7,8 @@ whichever language happens to be active. Every translation written is
 stamped with the English it was written against (quizzes/content/translation_status.py);
 importing the English of an existing quiz stamps nothing, so the translations
 of a text whose English changed become stale. Rows are written with ``save()``
-so that the quiz content cache follows.
+so that the quiz content cache follows (the choices of a new quiz with
+``bulk_create``, followed by ``quiz_content_invalidate``).
 """
 
 from django.conf import settings
@@ -16,6 +17,7 @@ from django.db.models import Max
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
+from quizzes.content.cache import quiz_content_invalidate
 from quizzes.content.languages import SOURCE_LANGUAGE, column, text_in
 from quizzes.content.seedformat import ParsedQuiz, SeedFormatError
 from quizzes.content.translation_status import translations_stamp
@@ -90,6 +92,7 @@ def quiz_create_from_file(*, parsed: ParsedQuiz, course: Course, slug: str) -> Q
                 Choice(question=question, position=position, text_en=parsed_choice.text, is_correct=False)
                 for position, parsed_choice in enumerate(parsed_question.choices, start=1)
             )
+        quiz_content_invalidate(quiz.pk)  # bulk_create sends no signals
     return quiz
 
 

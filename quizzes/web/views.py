@@ -79,7 +79,7 @@ def quiz_detail(request, slug):
     attempts_left = None if not quiz.max_attempts else max(quiz.max_attempts - len(attempts), 0)
     context = {
         "quiz": quiz,
-        "question_count": len(quiz_content(quiz.pk, quiz=quiz).questions),
+        "question_count": len(quiz_content(quiz.pk).questions),
         "attempts": attempts,
         "in_progress": in_progress,
         "attempts_left": attempts_left,

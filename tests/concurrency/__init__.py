@@ -1,4 +1,4 @@
-"""Concurrency and fault-injection tests: PostgreSQL only.
+"""Concurrency and fault-injection tests: PostgreSQL only (but test_freshness.py, on either database).
 
 Races run through the services in threads (each with its own database
 connection) and through HTTP against a live gunicorn; faults (killed database
