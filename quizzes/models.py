@@ -343,6 +343,14 @@ class Answer(models.Model):
     def __str__(self):
         return f"{self.attempt} · Q{self.question.position}"
 
+    @property
+    def feedback_question(self):
+        """The question its feedback (right choice, explanation) is read from: the quiz's
+        content snapshot of it (``content_question``, a ``quizzes.content.cache.ContentQuestion``)
+        when ``attempt_answer_submit`` attached one, else the row."""
+        question = getattr(self, "content_question", None)
+        return self.question if question is None else question
+
 
 class Regrade(models.Model):
     """A change of a question's correct choice after students answered it, and what it did.

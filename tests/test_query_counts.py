@@ -288,6 +288,8 @@ class TestAnswering:
         assert Answer.objects.filter(attempt=attempt).count() == 4
 
     def test_api_start_gives_what_the_serializer_gives(self, student, content):
+        """A new attempt is rendered without reading its answers (none yet): as the serializer
+        renders it from the rows. (tests/api/test_rendering.py: the renderer is the serializer.)"""
         response = token_client(student).post(f"/api/v1/quizzes/{GC}/attempts/", format="json")
         assert response.status_code == 201
         attempt = Attempt.objects.get(pk=response.json()["id"])
@@ -311,7 +313,7 @@ class TestAnswering:
         assert body["correct_choice"] == question.choices.get(is_correct=True).pk
         assert body["explanation"] == question.explanation_en
         assert body["explanation_language"] == "en"
-        # The fast path gives exactly what the serializer gives from the rows.
+        # From the snapshot, exactly what the serializer gives from the rows.
         with translation.override("ur"):
             recorded = AnswerFeedbackSerializer(Answer.objects.get(attempt=attempt, question=question)).data
         assert body == json.loads(json.dumps(recorded))

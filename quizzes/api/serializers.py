@@ -12,8 +12,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 
-from quizzes.content.cache import derived
-from quizzes.content.languages import localized
+from quizzes.content.cache import ContentQuestion
+from quizzes.content.languages import language_reader, localized, text_reader
 from quizzes.models import Answer, Attempt, Choice, Course, Question, Quiz
 
 MAX_ID = 2**63 - 1
@@ -28,10 +28,11 @@ class TranslatedText(serializers.Field):
         super().__init__(source=of or "*", read_only=True, **kwargs)
 
     def to_representation(self, obj):
-        return self.localized(obj).text
+        return localized(obj, self.translated_field, get_language()).text
 
-    def localized(self, obj):
-        return localized(obj, self.translated_field, get_language())
+    def representation_in(self, language: str):
+        """``to_representation`` while ``language`` is active (common.serializer_render)."""
+        return text_reader(self.translated_field, language)
 
 
 @extend_schema_field({"type": "string", "enum": LANGUAGE_CODES})
@@ -39,7 +40,10 @@ class TextLanguage(TranslatedText):
     """The language a TranslatedText is really in ("en" when it fell back)."""
 
     def to_representation(self, obj):
-        return self.localized(obj).language
+        return localized(obj, self.translated_field, get_language()).language
+
+    def representation_in(self, language: str):
+        return language_reader(self.translated_field, language)
 
 
 extend_schema_field(OpenApiTypes.STR)(TranslatedText)
@@ -166,10 +170,13 @@ def answer_request_ids(data) -> tuple[int, int]:
 class AnswerFeedbackSerializer(serializers.ModelSerializer):
     """An answer with its feedback: shown only once the question is answered."""
 
+    # The right choice and the explanation are the question's as Answer.feedback_question gives
+    # it: from the quiz's content snapshot for an answer just recorded (no query), else from the
+    # rows (student_attempts_with_feedback fetches them). (Not in the docstring: the schema shows it.)
     correct = serializers.BooleanField(source="is_correct", read_only=True)
     correct_choice = serializers.SerializerMethodField()
-    explanation = TranslatedText("explanation", of="question")
-    explanation_language = TextLanguage("explanation", of="question")
+    explanation = TranslatedText("explanation", of="feedback_question")
+    explanation_language = TextLanguage("explanation", of="feedback_question")
 
     class Meta:
         model = Answer
@@ -186,85 +193,10 @@ class AnswerFeedbackSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     def get_correct_choice(self, answer) -> int | None:
-        return next((choice.pk for choice in answer.question.choices.all() if choice.is_correct), None)
-
-
-def quiz_progress_data(quiz: Quiz, language: str) -> dict:
-    """What ``QuizProgressSerializer(quiz).data`` gives, built directly: a class
-    starting a quiz fetches it at once, and a ModelSerializer builds its fields
-    anew for every object. tests/test_query_counts.py checks that both give the same."""
-    title = localized(quiz, "title", language)
-    description = localized(quiz, "description", language)
-    return {
-        "slug": quiz.slug,
-        "course": quiz.course.slug,
-        "title": title.text,
-        "title_language": title.language,
-        "description": description.text,
-        "description_language": description.language,
-        "pass_mark": quiz.pass_mark,
-        "max_attempts": quiz.max_attempts,
-        "attempts_used": quiz.attempts_used,
-        "best_percent": quiz.best_percent,
-        "passed": quiz.passed,
-        "in_progress_attempt": quiz.in_progress_id,
-    }
-
-
-def quiz_questions_data(content, language: str) -> list[dict]:
-    """What ``QuizDetailSerializer`` gives for ``questions``, built from the cached
-    content (``content_cache.QuizContent``): no query, and none of the per-object
-    field set-up of nested ModelSerializers (a class starting a quiz fetches it at
-    once). tests/test_query_counts.py checks that both give the same. Made once
-    per snapshot and language (``content_cache.derived``): treat it as read-only."""
-    return derived(content, "api-questions", language, lambda: _questions_data(content, language))
-
-
-def _questions_data(content, language: str) -> list[dict]:
-    def text(obj, field: str) -> tuple[str, str]:
-        found = localized(obj, field, language)
-        return found.text, found.language
-
-    questions = []
-    for question in content.questions:
-        question_text, question_language = text(question, "text")
-        choices = []
-        for choice in question.choices:
-            choice_text, choice_language = text(choice, "text")
-            choices.append(
-                {"id": choice.id, "position": choice.position, "text": choice_text, "text_language": choice_language}
-            )
-        questions.append(
-            {
-                "id": question.id,
-                "position": question.position,
-                "text": question_text,
-                "text_language": question_language,
-                "choices": choices,
-            }
-        )
-    return questions
-
-
-_DATETIME = serializers.DateTimeField()  # DRF's datetime format, for the dicts built here
-
-
-def answer_feedback_data(answer: Answer, question) -> dict:
-    """What ``AnswerFeedbackSerializer(answer).data`` gives, built directly from
-    ``question`` (a ``content_cache.ContentQuestion``): the answer endpoint is the
-    hottest path, and a ModelSerializer builds its fields anew for every object.
-    tests/test_query_counts.py checks that both give the same."""
-    explanation = localized(question, "explanation", get_language())
-    return {
-        "question": answer.question_id,
-        "choice": answer.choice_id,
-        "correct": answer.is_correct,
-        "correct_choice": question.correct_choice_id,
-        "explanation": explanation.text,
-        "explanation_language": explanation.language,
-        "language": answer.language,
-        "answered_at": _DATETIME.to_representation(answer.answered_at),
-    }
+        question = answer.feedback_question
+        if isinstance(question, ContentQuestion):
+            return question.correct_choice_id
+        return next((choice.pk for choice in question.choices.all() if choice.is_correct), None)
 
 
 class AttemptSerializer(serializers.ModelSerializer):
@@ -290,26 +222,6 @@ class AttemptSerializer(serializers.ModelSerializer):
             "answers",
         ]
         read_only_fields = fields
-
-
-def new_attempt_data(attempt: Attempt) -> dict:
-    """What ``AttemptSerializer(attempt).data`` gives for an attempt just started (no
-    answers, no score), built directly: a class starting a quiz starts at once.
-    tests/test_query_counts.py checks that both give the same."""
-    return {
-        "id": attempt.pk,
-        "quiz": attempt.quiz.slug,
-        "number": attempt.number,
-        "state": attempt.state,
-        "started_at": _DATETIME.to_representation(attempt.started_at),
-        "finished_at": None,
-        "score": None,
-        "max_score": attempt.max_score,
-        "percent": None,
-        "passed": None,
-        "pass_mark": attempt.pass_mark,
-        "answers": [],
-    }
 
 
 class AttemptResultSerializer(serializers.ModelSerializer):

@@ -13,6 +13,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
+from common.serializer_render import RenderedListMixin, RenderedRetrieveMixin, renderer
 from quizzes.accounts.lockout import lockout_wait, login_succeeded
 from quizzes.api.exceptions import ApiError, LoginLockedOut
 from quizzes.api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
@@ -29,11 +30,7 @@ from quizzes.api.serializers import (
     TokenCredentialsSerializer,
     TokenRequestSerializer,
     TokenSerializer,
-    answer_feedback_data,
     answer_request_ids,
-    new_attempt_data,
-    quiz_progress_data,
-    quiz_questions_data,
 )
 from quizzes.attempts.selectors import (
     published_quiz_get,
@@ -44,7 +41,7 @@ from quizzes.attempts.selectors import (
     student_quizzes,
 )
 from quizzes.attempts.services import attempt_answer_submit, attempt_finish, attempt_start
-from quizzes.content.cache import quiz_content
+from quizzes.content.cache import derived, quiz_content
 from quizzes.models import Attempt, Quiz
 
 UNKNOWN_LANGUAGE = _("Unknown language %(language)r; use one of: %(languages)s.")
@@ -133,7 +130,7 @@ class TokenView(ObtainAuthToken):
 @extend_schema(
     parameters=[LANG_PARAMETER], responses={200: QuizProgressSerializer(many=True), **errors(400, 401, 404, 429)}
 )
-class QuizListView(LanguageMixin, generics.ListAPIView):
+class QuizListView(LanguageMixin, RenderedListMixin, generics.ListAPIView):
     """The quizzes the user may take, with their progress."""
 
     serializer_class = QuizProgressSerializer
@@ -161,11 +158,15 @@ class QuizDetailView(LanguageMixin, generics.RetrieveAPIView):
 
     def retrieve(self, request, *args, **kwargs):
         # Three fixed statements in one message (quiz, enrollment, attempts); the questions and
-        # choices come from the content cache: a class starting a quiz fetches it at once.
+        # choices come from the content cache, rendered once per snapshot and language (shared:
+        # read-only): a class starting a quiz fetches it at once.
         quiz = self.get_object()
-        data = quiz_progress_data(quiz, translation.get_language())
-        data["questions"] = quiz_questions_data(quiz_content(quiz.pk), translation.get_language())
-        return Response(data)
+        content = quiz_content(quiz.pk)
+        render = renderer(QuizDetailSerializer)
+        questions = derived(
+            content, "api-questions", translation.get_language(), lambda: render.nested("questions")(content.questions)
+        )
+        return Response(render(quiz, questions=questions))
 
 
 class AttemptStartView(LanguageMixin, APIView):
@@ -187,13 +188,13 @@ class AttemptStartView(LanguageMixin, APIView):
             raise NotFound from None
         attempt, created = attempt_start(user=request.user, quiz=quiz)
         if created:  # a new attempt has no answers yet: nothing to fetch again
-            return Response(new_attempt_data(attempt), status=status.HTTP_201_CREATED)
+            return Response(renderer(AttemptSerializer)(attempt, answers=[]), status=status.HTTP_201_CREATED)
         attempt = student_attempts_with_feedback(user=request.user).get(pk=attempt.pk)
-        return Response(AttemptSerializer(attempt).data, status=status.HTTP_200_OK)
+        return Response(renderer(AttemptSerializer)(attempt), status=status.HTTP_200_OK)
 
 
 @extend_schema(parameters=[LANG_PARAMETER], responses={200: AttemptSerializer, **errors(400, 401, 404, 429)})
-class AttemptDetailView(LanguageMixin, generics.RetrieveAPIView):
+class AttemptDetailView(LanguageMixin, RenderedRetrieveMixin, generics.RetrieveAPIView):
     """An attempt of the user's, with feedback for the questions already answered."""
 
     serializer_class = AttemptSerializer
@@ -233,9 +234,8 @@ class AnswerCreateView(LanguageMixin, APIView):
         except Attempt.DoesNotExist:  # the service's lock checks the owner: no read before it
             raise NotFound from None
         # The feedback (right choice, explanation) from the quiz's content; from the rows for a
-        # question archived in the instant since (no longer in the content).
-        question = answer.content_question
-        data = AnswerFeedbackSerializer(answer).data if question is None else answer_feedback_data(answer, question)
+        # question archived in the instant since (no longer in the content): Answer.feedback_question.
+        data = renderer(AnswerFeedbackSerializer)(answer)
         return Response(data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
@@ -249,13 +249,13 @@ class AttemptFinishView(LanguageMixin, APIView):
     @idempotent
     def post(self, request, pk):
         attempt = _own_attempt(request.user, pk)
-        return Response(AttemptResultSerializer(attempt_finish(attempt=attempt)).data)
+        return Response(renderer(AttemptResultSerializer)(attempt_finish(attempt=attempt)))
 
 
 @extend_schema(
     parameters=[LANG_PARAMETER], responses={200: CourseProgressSerializer(many=True), **errors(400, 401, 404, 429)}
 )
-class ProgressView(LanguageMixin, generics.ListAPIView):
+class ProgressView(LanguageMixin, RenderedListMixin, generics.ListAPIView):
     """Progress per course (quizzes passed of quizzes) and per quiz."""
 
     serializer_class = CourseProgressSerializer

@@ -6,6 +6,7 @@ explicitly, and say which language a text really is in, so that pages can
 mark English shown in place of a missing translation.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -45,3 +46,15 @@ def localized(obj, field: str, language: str) -> LocalizedText:
     if text:
         return LocalizedText(text, language, language)
     return LocalizedText(text_in(obj, field, SOURCE_LANGUAGE), SOURCE_LANGUAGE, language)
+
+
+def text_reader(field: str, language: str) -> Callable[[object], str]:
+    """``lambda obj: localized(obj, field, language).text``, with the columns named once."""
+    own, source = column(field, language), column(field, SOURCE_LANGUAGE)
+    return lambda obj: getattr(obj, own) or getattr(obj, source) or ""
+
+
+def language_reader(field: str, language: str) -> Callable[[object], str]:
+    """``lambda obj: localized(obj, field, language).language``, with the column named once."""
+    own = column(field, language)
+    return lambda obj: language if getattr(obj, own) else SOURCE_LANGUAGE

@@ -6,7 +6,15 @@ import pytest
 from django.conf import settings
 from django.utils import translation
 
-from quizzes.content.languages import SOURCE_LANGUAGE, TRANSLATION_LANGUAGES, column, localized, text_in
+from quizzes.content.languages import (
+    SOURCE_LANGUAGE,
+    TRANSLATION_LANGUAGES,
+    column,
+    language_reader,
+    localized,
+    text_in,
+    text_reader,
+)
 from quizzes.models import Choice, Question, Quiz
 
 GC = "gradient-checkpointing"
@@ -101,6 +109,17 @@ class TestLocalized:
 
     def test_text_in_has_no_fallback(self):
         assert text_in(question(GC, 3), "text", "ur") == ""
+
+    @pytest.mark.parametrize("language", [code for code, _name in settings.LANGUAGES])
+    def test_the_readers_read_what_localized_gives(self, language):
+        """The API's translated fields read through text_reader and language_reader."""
+        q1, q3 = question(GC, 1), question(GC, 3)
+        q1.text_ur = ""  # an empty translation
+        q3.explanation_en = None  # not even English
+        for obj, field in [(q1, "text"), (q3, "text"), (q3, "explanation"), (Quiz.objects.get(slug=ART), "title")]:
+            shown = localized(obj, field, language)
+            assert text_reader(field, language)(obj) == shown.text
+            assert language_reader(field, language)(obj) == shown.language
 
 
 class TestLanguages:

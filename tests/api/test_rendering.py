@@ -1,0 +1,208 @@
+"""The API's representations as the views render them (common.serializer_render) are DRF's.
+
+``renderer(Serializer)(obj)`` must give exactly ``Serializer(obj).data``: the same keys in
+the same order, the same values and types (datetimes in DRF's format, ``*_language``
+marking English shown in place of a missing translation), for every serializer the views
+render, in every language, in their None cases (no attempt yet, nothing in progress, no
+score, no right choice) and nested ones (answers from the rows, questions and choices from
+the rows and from the content snapshot, the feedback from the snapshot and from the rows).
+"""
+
+import json
+
+import pytest
+from django.utils import translation
+
+from common.serializer_render import renderer
+from quizzes.api.serializers import (
+    AnswerFeedbackSerializer,
+    AttemptResultSerializer,
+    AttemptSerializer,
+    ChoiceSerializer,
+    CourseProgressSerializer,
+    QuestionSerializer,
+    QuizDetailSerializer,
+    QuizProgressSerializer,
+)
+from quizzes.attempts.selectors import (
+    quiz_detail_queryset,
+    student_attempts_with_feedback,
+    student_courses,
+    student_quiz_get,
+    student_quizzes,
+)
+from quizzes.attempts.services import attempt_answer_submit, attempt_finish, attempt_start
+from quizzes.content.cache import quiz_content
+from quizzes.models import Answer
+from tests.factories import ChoiceFactory, EnrollmentFactory, QuestionFactory, QuizFactory
+
+GC = "gradient-checkpointing"
+ARC = "activation-recomputation-tradeoffs"
+LANGUAGES = ["en", "ur", "sn", "id"]
+
+pytestmark = pytest.mark.parametrize("language", LANGUAGES)
+
+
+@pytest.fixture(autouse=True)
+def active(language):
+    with translation.override(language):
+        yield
+
+
+def assert_as_drf(serializer_class, obj, rendered=None, **given):
+    """The renderer's representation of ``obj`` is the serializer's, key order included."""
+    expected = serializer_class(obj).data
+    found = renderer(serializer_class)(obj, **given) if rendered is None else rendered
+    assert type(found) is dict
+    assert found == expected
+    assert json.dumps(found) == json.dumps(expected)  # the order of the keys, at every level
+    return found
+
+
+def assert_many_as_drf(serializer_class, objects):
+    expected = serializer_class(objects, many=True).data
+    found = renderer(serializer_class).many(objects)
+    assert type(found) is list
+    assert json.dumps(found) == json.dumps(expected)
+    return found
+
+
+def answer_with_snapshot(user, attempt, quiz, position: int, *, right: bool) -> Answer:
+    """An answer as the answer endpoint has it: its question from the content snapshot."""
+    question = quiz_content(quiz.pk).question_at(position)
+    choice = next(choice for choice in question.choices if choice.is_correct == right)
+    answer, _created = attempt_answer_submit(
+        user=user,
+        attempt_id=attempt.pk,
+        question_id=question.id,
+        choice_id=choice.id,
+        language=translation.get_language(),
+    )
+    assert answer.content_question is not None
+    return answer
+
+
+class TestQuizzes:
+    def test_progress_before_any_attempt(self, student, content):
+        quizzes = list(student_quizzes(user=student))
+        assert len(quizzes) == 2 and all(quiz.best_percent is None for quiz in quizzes)
+        assert all(quiz.in_progress_id is None for quiz in quizzes)
+        for quiz in quizzes:
+            assert_as_drf(QuizProgressSerializer, quiz)
+        assert_many_as_drf(QuizProgressSerializer, quizzes)
+
+    def test_progress_in_progress_and_finished(self, student, content):
+        finished, _created = attempt_start(user=student, quiz=content[GC])
+        answer_with_snapshot(student, finished, content[GC], 1, right=True)
+        attempt_finish(attempt=finished)
+        attempt_start(user=student, quiz=content[GC])
+        attempt_start(user=student, quiz=content[ARC])
+        quizzes = list(student_quizzes(user=student))
+        by_slug = {quiz.slug: quiz for quiz in quizzes}
+        assert by_slug[GC].best_percent is not None and by_slug[GC].in_progress_id is not None
+        assert by_slug[ARC].best_percent is None
+        found = assert_many_as_drf(QuizProgressSerializer, quizzes)
+        assert {quiz["slug"]: quiz["title_language"] for quiz in found}.keys() == {GC, ARC}
+
+    def test_a_quiz_with_its_questions_from_the_rows(self, student, content):
+        attempt_start(user=student, quiz=content[GC])
+        archived = content[GC].questions.get(position=2).choices.get(position=3)
+        archived.is_archived = True
+        archived.save()
+        quiz = quiz_detail_queryset(user=student).get(slug=GC)
+        found = assert_as_drf(QuizDetailSerializer, quiz)
+        assert len(found["questions"]) == 8 and found["in_progress_attempt"] is not None
+
+    def test_the_questions_from_the_content_snapshot(self, student, content):
+        """What the quiz endpoint serves: the quiz's row, its questions and choices from the snapshot."""
+        quiz, _enrolled, _attempts = student_quiz_get(user=student, slug=GC)
+        snapshot = quiz_content(quiz.pk)
+        render = renderer(QuizDetailSerializer)
+        questions = render.nested("questions")(snapshot.questions)
+        assert json.dumps(questions) == json.dumps(QuestionSerializer(snapshot.questions, many=True).data)
+        assert json.dumps(questions) == json.dumps(
+            QuizDetailSerializer(quiz_detail_queryset(user=student).get(slug=GC)).data["questions"]
+        )
+        assert_as_drf(QuizProgressSerializer, quiz)
+        detail = render(quiz, questions=questions)
+        assert list(detail) == list(QuizDetailSerializer.Meta.fields)
+        assert {key: value for key, value in detail.items() if key != "questions"} == renderer(QuizProgressSerializer)(
+            quiz
+        )
+        for question in snapshot.questions:
+            assert_as_drf(QuestionSerializer, question)
+            for choice in question.choices:
+                assert_as_drf(ChoiceSerializer, choice)
+
+    def test_a_quiz_without_questions_nor_translations(self, student, content):
+        quiz = QuizFactory(course=content[GC].course, slug="empty", description_en="")
+        (found,) = [quiz for quiz in student_quizzes(user=student) if quiz.slug == "empty"]
+        data = assert_as_drf(QuizProgressSerializer, found)
+        assert (data["description"], data["description_language"]) == ("", "en")
+        assert renderer(QuizDetailSerializer).nested("questions")(quiz_content(quiz.pk).questions) == []
+
+
+class TestAttempts:
+    def test_a_new_attempt_is_rendered_without_reading_its_answers(self, student, content, django_assert_num_queries):
+        attempt, created = attempt_start(user=student, quiz=content[GC])
+        assert created
+        with django_assert_num_queries(0):
+            found = renderer(AttemptSerializer)(attempt, answers=[])
+        assert found["answers"] == [] and found["finished_at"] is None and found["percent"] is None
+        assert_as_drf(AttemptSerializer, student_attempts_with_feedback(user=student).get(pk=attempt.pk), found)
+
+    def test_in_progress_with_answers_and_finished(self, student, content):
+        attempt, _created = attempt_start(user=student, quiz=content[GC])
+        answer_with_snapshot(student, attempt, content[GC], 1, right=True)
+        answer_with_snapshot(student, attempt, content[GC], 3, right=False)  # no Urdu explanation
+        in_progress = student_attempts_with_feedback(user=student).get(pk=attempt.pk)
+        found = assert_as_drf(AttemptSerializer, in_progress)
+        assert [answer["correct"] for answer in found["answers"]] == [True, False]
+        finished = attempt_finish(attempt=attempt)
+        assert_as_drf(AttemptResultSerializer, finished)
+        found = assert_as_drf(AttemptSerializer, student_attempts_with_feedback(user=student).get(pk=attempt.pk))
+        assert found["score"] == 1 and found["passed"] is False and found["finished_at"] is not None
+
+
+class TestFeedback:
+    def test_from_the_snapshot_and_from_the_rows(self, student, content):
+        attempt, _created = attempt_start(user=student, quiz=content[GC])
+        for position, right in [(1, True), (2, False), (3, False)]:
+            answer = answer_with_snapshot(student, attempt, content[GC], position, right=right)
+            from_snapshot = assert_as_drf(AnswerFeedbackSerializer, answer)
+            recorded = Answer.objects.select_related("question").prefetch_related("question__choices").get(pk=answer.pk)
+            assert_as_drf(AnswerFeedbackSerializer, recorded, from_snapshot)  # the snapshot tells the rows' truth
+            assert from_snapshot["correct"] is right
+
+    def test_a_question_archived_since_is_read_from_the_rows(self, student, content):
+        attempt, _created = attempt_start(user=student, quiz=content[GC])
+        answer = answer_with_snapshot(student, attempt, content[GC], 1, right=False)
+        answer.content_question = None  # as attempt_answer_submit gives it then
+        found = assert_as_drf(AnswerFeedbackSerializer, answer)
+        assert found["correct_choice"] == content[GC].questions.get(position=1).choices.get(is_correct=True).pk
+
+    def test_no_right_choice_and_no_explanation(self, student, content):
+        quiz = QuizFactory(course=content[GC].course, slug="odd")
+        question = QuestionFactory(quiz=quiz, position=1, explanation_en="")
+        choice = ChoiceFactory(question=question, position=1, is_correct=False)
+        ChoiceFactory(question=question, position=2, is_correct=False)
+        attempt, _created = attempt_start(user=student, quiz=quiz)
+        answer, _created = attempt_answer_submit(
+            user=student, attempt_id=attempt.pk, question_id=question.pk, choice_id=choice.pk, language="en"
+        )
+        found = assert_as_drf(AnswerFeedbackSerializer, answer)
+        assert (found["correct_choice"], found["explanation"], found["explanation_language"]) == (None, "", "en")
+
+
+class TestProgress:
+    def test_courses_with_and_without_attempts(self, student, content):
+        EnrollmentFactory(user=student, course=QuizFactory(slug="elsewhere").course)
+        attempt, _created = attempt_start(user=student, quiz=content[GC])
+        answer_with_snapshot(student, attempt, content[GC], 1, right=True)
+        attempt_finish(attempt=attempt)
+        courses = student_courses(user=student)
+        assert len(courses) == 2
+        found = assert_many_as_drf(CourseProgressSerializer, courses)
+        assert sum(course["quizzes_total"] for course in found) == 3
+        for course in courses:
+            assert_as_drf(CourseProgressSerializer, course)
