@@ -6,7 +6,9 @@ from pathlib import Path
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 PRODUCTION = ("lms", "common", "quizzes")
-MAX_LINES = 430  # about 400: one screenful of models.py's constraints more
+MAX_LINES = 400
+# models.py holds every model of the app (its constraints are the invariants), as DESIGN.md lays out.
+LONGER = {"quizzes.models": 450}
 
 # What each part of the code may import from the project: nothing upward, no cycles.
 ALLOWED = {
@@ -90,7 +92,7 @@ def test_no_module_is_longer_than_a_reader_takes_in():
     long = [
         f"{module}: {lines} lines"
         for path, module in _modules()
-        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > LONGER.get(module, MAX_LINES)
     ]
     assert long == []
 
