@@ -22,3 +22,6 @@ SECURE_SSL_REDIRECT = False
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {"user": "1000000/min", "anon": "1000000/min"}
 LOGIN_THROTTLE_USERNAME_FAILURES = 1_000_000
 LOGIN_THROTTLE_IP_FAILURES = 1_000_000
+# A second alias to the same test database (Django's test mirror of "default"), for the tests of
+# the fixed SQL's ``using`` (tests/attempts/test_statements.py): a connection of its own.
+DATABASES["other"] = {**DATABASES["default"], "TEST": {"MIRROR": "default"}}  # noqa: F405
