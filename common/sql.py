@@ -5,6 +5,10 @@ Domain modules (``quizzes/*/statements.py``) write their statements with ``table
 ``column`` and ``select_list`` and run them with ``fetchall``, ``fetch_each`` or
 ``one_message_transaction``; ``instance`` turns a row into what the equivalent queryset
 returns. Why a read is fixed SQL, and what it saves, is in docs/performance.md.
+
+Every function takes the database alias to use (``using``, the default one unless told):
+its connection sends the statement, quotes its names, converts its values, and is the
+``db`` of the instances built (``_state.db``), as a queryset's ``.using()`` would.
 """
 
 import hashlib
@@ -13,39 +17,49 @@ from datetime import datetime
 from functools import cache
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, Error, connection, connections
+from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models.expressions import Col
 
+from common import pooler
 
-def table(model) -> str:
-    return connection.ops.quote_name(model._meta.db_table)
+
+def database(using: str = DEFAULT_DB_ALIAS):
+    """The connection of this thread to ``using``. ``django.db.connection`` is a proxy that finds
+    it again on each attribute read (a thread- and task-local lookup): the hot functions below
+    read it once."""
+    return connections[using]
+
+
+def table(model, using: str = DEFAULT_DB_ALIAS) -> str:
+    return connections[using].ops.quote_name(model._meta.db_table)
 
 
 def _field(model, attname: str):
     return next(field for field in model._meta.concrete_fields if field.attname == attname)
 
 
-def column(model, attname: str) -> str:
+def column(model, attname: str, using: str = DEFAULT_DB_ALIAS) -> str:
     """The quoted column of a field, by its attribute name (``quiz_id``, ``state``)."""
-    return connection.ops.quote_name(_field(model, attname).column)
+    return connections[using].ops.quote_name(_field(model, attname).column)
 
 
 def attnames(model) -> tuple[str, ...]:
     return tuple(field.attname for field in model._meta.concrete_fields)
 
 
-def select_list(model, alias: str, names: tuple[str, ...]) -> str:
-    return ", ".join(f"{alias}.{column(model, name)}" for name in names)
+def select_list(model, alias: str, names: tuple[str, ...], using: str = DEFAULT_DB_ALIAS) -> str:
+    return ", ".join(f"{alias}.{column(model, name, using)}" for name in names)
 
 
 @cache
-def _converters(model, names: tuple[str, ...], vendor: str):
+def _converters(model, names: tuple[str, ...], using: str):
     """For each column needing one, the converters the ORM would apply (SQLite datetimes, booleans)."""
+    db = connections[using]
     found = []
     for index, name in enumerate(names):
         field = _field(model, name)
         expression = Col(model._meta.db_table, field)
-        converters = connection.ops.get_db_converters(expression) + field.get_db_converters(connection)
+        converters = db.ops.get_db_converters(expression) + field.get_db_converters(db)
         if converters:
             found.append((index, converters, expression))
     return tuple(found)
@@ -61,44 +75,39 @@ def _concrete_order(model, names: tuple[str, ...]) -> tuple[tuple[str, ...], tup
     return ordered, tuple(names.index(name) for name in ordered)
 
 
-def database():
-    """The database connection of this thread. ``connection`` is a proxy that finds it again on
-    each attribute read (a thread- and task-local lookup): the hot functions below read it once."""
-    return connections[DEFAULT_DB_ALIAS]
-
-
-def instance(model, names: tuple[str, ...], values):
-    """A model instance from one row of ``names`` columns, as the ORM would build it."""
-    db = database()
-    converters = _converters(model, names, db.vendor)
+def instance(model, names: tuple[str, ...], values, *, using: str = DEFAULT_DB_ALIAS):
+    """A model instance from one row of ``names`` columns read from ``using``, as the ORM would build it."""
+    converters = _converters(model, names, using)
     if converters:
+        db = connections[using]
         values = list(values)
         for index, functions, expression in converters:
             for function in functions:
                 values[index] = function(values[index], expression, db)
-    return _build(model, names, values)
+    return _build(model, names, values, using)
 
 
-def _build(model, names: tuple[str, ...], values):
+def _build(model, names: tuple[str, ...], values, using: str):
     """``Model.from_db`` for Python values (already converted) named by ``names``."""
     order = _concrete_order(model, names)
     if order is not None:
         names, positions = order
         values = [values[position] for position in positions]
-    return model.from_db(DEFAULT_DB_ALIAS, list(names), list(values))
+    return model.from_db(using, list(names), list(values))
 
 
-def fetchall(sql: str, params) -> list[tuple]:
-    return _send([(sql, params)])[0]
+def fetchall(sql: str, params, *, using: str = DEFAULT_DB_ALIAS) -> list[tuple]:
+    return _send(connections[using], [(sql, params)])[0]
 
 
-def fetch_each(statements: list[tuple[str, list]]) -> list[list[tuple]]:
+def fetch_each(statements: list[tuple[str, list]], *, using: str = DEFAULT_DB_ALIAS) -> list[list[tuple]]:
     """Each statement's rows: in one message (one round trip) where the connection takes several
     statements in one (``_many_per_message``), else one by one. In order: each one reads what
     the ones before it did, and, in a transaction, after the locks they took."""
-    if _many_per_message(database()):
-        return _send(statements)
-    return [fetchall(sql, params) for sql, params in statements]
+    db = connections[using]
+    if _many_per_message(db):
+        return _send(db, statements)
+    return [_send(db, [statement])[0] for statement in statements]
 
 
 def _many_per_message(db) -> bool:
@@ -115,12 +124,19 @@ def _many_per_message(db) -> bool:
 _prepared_on: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _prepares(db) -> bool:
-    """Whether statements are prepared: where a message may hold several statements
-    (``_many_per_message``: the PREPARE travels with the first EXECUTE; with server-side
-    binding psycopg prepares by itself), unless turned off in the settings
-    (``QUIZZES_PREPARED_STATEMENTS``: off behind a pooler in transaction mode)."""
-    return _many_per_message(db) and settings.QUIZZES_PREPARED_STATEMENTS
+def prepares(db) -> bool:
+    """Whether statements are prepared on this (open) connection: where a message may hold
+    several statements (``_many_per_message``: the PREPARE travels with the first EXECUTE), and
+    the connection goes straight to PostgreSQL (``common.pooler``: a pooler in transaction mode
+    does not keep a connection's prepared statements from one transaction to the next).
+    ``QUIZZES_PREPARED_STATEMENTS`` (``DJANGO_DB_PREPARED_STATEMENTS``) is "auto" for that, or
+    True or False: on every connection, or on none."""
+    if not _many_per_message(db):
+        return False
+    setting = settings.QUIZZES_PREPARED_STATEMENTS
+    if setting == "auto":
+        return not pooler.behind_pooler(db)
+    return bool(setting)
 
 
 @cache
@@ -134,51 +150,23 @@ def _prepared_form(sql: str) -> tuple[str, str, str]:
     return name, f"PREPARE {name} AS {numbered}", f"EXECUTE {name}{arguments}"
 
 
-def _send(statements: list[tuple[str, list]], *, in_transaction: bool = False) -> list[list[tuple]]:
-    """Send ``statements`` to the database in one message and return each one's rows
-    (``_send_once``); the first reads of a request are their own connection check.
-
-    With ``conn_health_checks``, Django checks a persistent connection before a request's
-    first statement with a ``SELECT 1``: a round trip of its own, as much as a statement.
-    Here a request's first statements, when they only read, are sent at once instead: if
-    the connection turns out to be lost (the server restarted, the backend was killed while
-    idle), it is closed and they are sent again on a new one, as the check would have done.
-    Reading twice changes nothing; a transaction (an answer) is never sent twice, so a
-    request whose first statement writes gets Django's check before it.
-    """
-    db = database()
-    if in_transaction or not _checks_itself(db):
-        return _send_once(db, statements, in_transaction=in_transaction)
-    db.health_check_done = True  # the statements below are the check
-    try:
-        return _send_once(db, statements)
-    except Error:
-        if db.is_usable():
-            raise  # the statements failed, not the connection
-    db.close()
-    return _send_once(db, statements)
-
-
-def _checks_itself(db) -> bool:
-    """Whether the next statement would come after Django's health check of a persistent
-    connection (outside a transaction: a connection lost in one cannot be replaced)."""
-    return db.connection is not None and db.health_check_enabled and not db.health_check_done and not db.in_atomic_block
-
-
-def _send_once(db, statements: list[tuple[str, list]], *, in_transaction: bool = False) -> list[list[tuple]]:
+def _send(db, statements: list[tuple[str, list]], *, in_transaction: bool = False) -> list[list[tuple]]:
     """Send ``statements`` to the database in one message and return each one's rows;
     ``in_transaction``: as one transaction, ``BEGIN; ...; COMMIT`` (PostgreSQL only, outside
     any transaction: ``one_message_transaction``).
 
-    On PostgreSQL each statement travels as the EXECUTE of a statement prepared on this
-    connection, its PREPARE sent in the same message the first time: PostgreSQL then parses
-    and plans it once per connection instead of once per request (pgbench: the answer's
-    transaction at twice the rate). Prepared statements outlive a rolled-back transaction;
-    after any error this connection's are dropped (DEALLOCATE ALL) and prepared again, so
-    that what is known of them is never wrong.
+    On a direct PostgreSQL connection (``prepares``) each statement travels as the EXECUTE of
+    a statement prepared on this connection, its PREPARE sent in the same message the first
+    time: PostgreSQL then parses and plans it once per connection instead of once per request
+    (pgbench: the answer's transaction at twice the rate). Prepared statements outlive a
+    rolled-back transaction; after any error this connection's are dropped (DEALLOCATE ALL)
+    and prepared again, so that what is known of them is never wrong. Through a pooler the
+    statements travel as text.
+
+    Django's connection check (``CONN_HEALTH_CHECKS``) runs before, as before any statement.
     """
     with db.cursor() as cursor:
-        raw = db.connection if _prepares(db) else None
+        raw = db.connection if prepares(db) else None
         setup, new = _preparations(raw, statements) if raw is not None else ([], set())
         head = ["BEGIN", *setup] if in_transaction else setup
         body = [_prepared_form(sql)[2] if raw is not None else sql for sql, _params in statements]
@@ -227,9 +215,9 @@ def _in_transaction_block(db) -> bool:
     return db.connection.info.transaction_status in (TransactionStatus.INTRANS, TransactionStatus.INERROR)
 
 
-def for_update() -> str:
+def for_update(using: str = DEFAULT_DB_ALIAS) -> str:
     """Row locks where the database has them (not SQLite, where a write locks the whole file)."""
-    return " FOR UPDATE" if connection.features.has_select_for_update else ""
+    return " FOR UPDATE" if connections[using].features.has_select_for_update else ""
 
 
 def in_one_message(db) -> bool:
@@ -238,7 +226,7 @@ def in_one_message(db) -> bool:
     return _many_per_message(db) and not db.in_atomic_block
 
 
-def one_message_transaction(statements: list[tuple[str, list]]) -> list[list[tuple]]:
+def one_message_transaction(statements: list[tuple[str, list]], *, using: str = DEFAULT_DB_ALIAS) -> list[list[tuple]]:
     """Run ``statements`` as one transaction sent in one message (``BEGIN; ...; COMMIT``): one
     round trip instead of one per statement and two for BEGIN and COMMIT. Returns each one's rows.
 
@@ -247,32 +235,31 @@ def one_message_transaction(statements: list[tuple[str, list]]) -> list[list[tup
     COMMIT included: the transaction is rolled back here before the error is raised, so the
     connection is always left outside a transaction, as Django expects in autocommit mode.
     """
-    return _send(statements, in_transaction=True)
+    return _send(connections[using], statements, in_transaction=True)
 
 
 @cache
-def _insert_sql(model, names: tuple[str, ...], vendor: str, conflict: str) -> str:
-    columns = ", ".join(column(model, name) for name in names)
+def _insert_sql(model, names: tuple[str, ...], using: str, conflict: str) -> str:
+    columns = ", ".join(column(model, name, using) for name in names)
     placeholders = ", ".join(["%s"] * len(names))
     on_conflict = " ON CONFLICT DO NOTHING" if conflict == "ignore" else ""
-    return (
-        f"INSERT INTO {table(model)} ({columns}) VALUES ({placeholders}){on_conflict} RETURNING {column(model, 'id')}"
-    )
+    returning = column(model, "id", using)
+    return f"INSERT INTO {table(model, using)} ({columns}) VALUES ({placeholders}){on_conflict} RETURNING {returning}"
 
 
-def insert(model, values: dict, *, conflict: str = "raise"):
+def insert(model, values: dict, *, conflict: str = "raise", using: str = DEFAULT_DB_ALIAS):
     """INSERT one row of ``values`` (by attribute name) and return it as an instance.
 
     Datetimes are adapted as the ORM adapts them (SQLite stores them as text). A row a unique
     constraint refuses raises IntegrityError, or, with ``conflict="ignore"``, is not written
     and None is returned.
     """
+    db = connections[using]
     names = tuple(values)
     params = [
-        connection.ops.adapt_datetimefield_value(value) if isinstance(value, datetime) else value
-        for value in values.values()
+        db.ops.adapt_datetimefield_value(value) if isinstance(value, datetime) else value for value in values.values()
     ]
-    found = fetchall(_insert_sql(model, names, database().vendor, conflict), params)
+    found = _send(db, [(_insert_sql(model, names, using, conflict), params)])[0]
     if not found:
         return None
-    return _build(model, ("id", *names), (found[0][0], *values.values()))
+    return _build(model, ("id", *names), (found[0][0], *values.values()), using)

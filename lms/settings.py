@@ -22,6 +22,9 @@ environment, with defaults that are safe for local development:
 - ``DJANGO_API_THROTTLE_LOCAL_SHARE``: the share of a rate each worker process may
   let through before counting it in the cache (``0.01``; ``0``: every request is
   counted at once). See common/throttle.py, ``UnsentCounts``.
+- ``DJANGO_DB_PREPARED_STATEMENTS``: ``auto`` (default): the student paths' statements are
+  prepared on connections that go straight to PostgreSQL, sent as text through a pooler
+  such as PgBouncer (found per connection, common/pooler.py); ``1``: always; ``0``: never.
 - ``DJANGO_LOGIN_LOCKOUT_FAILURES`` / ``DJANGO_LOGIN_LOCKOUT_COOLOFF``: failed logins of
   one username from one address (5) after which that username is refused (429) from
   that address until the cool-off (900 s) has passed since the last failure
@@ -45,6 +48,19 @@ def env_flag(name: str, default: bool = False) -> bool:
     if value is None:
         return default
     return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+_on_off = {word: True for word in ("1", "true", "yes", "on")} | {word: False for word in ("0", "false", "no", "off")}
+
+
+def env_choice(name: str, choices: dict, default):
+    """The value of ``choices`` the variable names (case and spaces ignored), ``default`` when unset or empty."""
+    value = os.environ.get(name, "").strip().lower()
+    if not value:
+        return default
+    if value not in choices:
+        raise ImproperlyConfigured(f"{name} must be one of {', '.join(choices)}, not {value!r}.")
+    return choices[value]
 
 
 def env_list(name: str, default: str = "") -> list[str]:
@@ -141,10 +157,11 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
-# PostgreSQL: the statements of the student paths (quizzes/attempts/statements.py) are prepared once per
-# connection (PREPARE / EXECUTE). Turn off behind a pooler in transaction mode (PgBouncer's
-# pool_mode = transaction), where a connection's prepared statements do not follow it.
-QUIZZES_PREPARED_STATEMENTS = env_flag("DJANGO_DB_PREPARED_STATEMENTS", True)
+# PostgreSQL: the statements of the student paths (quizzes/*/statements.py) are prepared once per
+# connection (PREPARE / EXECUTE) on a connection that goes straight to PostgreSQL, and sent as text
+# through a pooler (PgBouncer), found once per new connection (common/pooler.py): "auto". "1"
+# prepares on every connection (a pooler in session mode), "0" on none.
+QUIZZES_PREPARED_STATEMENTS = env_choice("DJANGO_DB_PREPARED_STATEMENTS", {"auto": "auto", **_on_off}, "auto")
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -21,3 +21,6 @@ SECURE_SSL_REDIRECT = False
 # tests/accounts/test_lockout.py and tests/common/test_security.py lower them where they test them.
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {"user": "1000000/min", "anon": "1000000/min"}
 AXES_FAILURE_LIMIT = 1_000_000
+# A second alias to the same test database (Django's test mirror of "default"), for the tests of
+# the fixed SQL's ``using`` (tests/attempts/test_statements.py): a connection of its own.
+DATABASES["other"] = {**DATABASES["default"], "TEST": {"MIRROR": "default"}}  # noqa: F405

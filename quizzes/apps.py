@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.db.backends.signals import connection_created
 from django.db.models.signals import post_migrate
 from django.utils.translation import gettext_lazy as _
 
@@ -9,7 +10,11 @@ class QuizzesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
+        from common import pooler
         from quizzes.accounts.roles import staff_groups_on_migrate
+
+        # Each new PostgreSQL connection: directly to the server, or through a pooler (common/pooler.py).
+        connection_created.connect(pooler.connection_created, dispatch_uid="common_pooler")
 
         # Permissions exist only once post_migrate has created them (auth's
         # handler runs first), so the staff groups are kept up to date here.

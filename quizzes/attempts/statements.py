@@ -1,11 +1,13 @@
 """The statements of a student's attempts, in fixed SQL (``common.sql``): the attempt and its
 answers, an answer's lock and graded INSERT, the start of an attempt, and the dashboard's
 courses, quizzes and attempts. Each is the only production definition of its read or write.
+
+Each function runs on the database alias it is given (``using``, the default one unless told).
 """
 
 from functools import cache
 
-from django.db import connection, transaction
+from django.db import DEFAULT_DB_ALIAS, transaction
 from django.utils import timezone
 
 from common.sql import (
@@ -33,106 +35,121 @@ ANSWER_ROW_NAMES = attnames(Answer)
 
 
 @cache
-def _attempt_sql(vendor: str) -> str:
+def _attempt_sql(using: str) -> str:
     return (
-        f"SELECT {select_list(Attempt, 'a', ATTEMPT_NAMES)} FROM {table(Attempt)} a "
-        f"WHERE a.{column(Attempt, 'id')} = %s AND a.{column(Attempt, 'user_id')} = %s"
+        f"SELECT {select_list(Attempt, 'a', ATTEMPT_NAMES, using)} FROM {table(Attempt, using)} a "
+        f"WHERE a.{column(Attempt, 'id', using)} = %s AND a.{column(Attempt, 'user_id', using)} = %s"
     )
 
 
-def attempt_get(*, attempt_id: int, user_id: int) -> Attempt | None:
+def attempt_get(*, attempt_id: int, user_id: int, using: str = DEFAULT_DB_ALIAS) -> Attempt | None:
     """The attempt if it is this user's, else None."""
-    rows = fetchall(_attempt_sql(connection.vendor), [attempt_id, user_id])
-    return instance(Attempt, ATTEMPT_NAMES, rows[0]) if rows else None
+    rows = fetchall(_attempt_sql(using), [attempt_id, user_id], using=using)
+    return instance(Attempt, ATTEMPT_NAMES, rows[0], using=using) if rows else None
 
 
 @cache
-def _attempt_answers_sql(vendor: str) -> str:
+def _attempt_answers_sql(using: str) -> str:
     return (
-        f"SELECT {select_list(Attempt, 'a', ATTEMPT_NAMES)}, {select_list(Answer, 'r', ANSWER_NAMES)} "
-        f"FROM {table(Attempt)} a "
-        f"LEFT JOIN {table(Answer)} r ON r.{column(Answer, 'attempt_id')} = a.{column(Attempt, 'id')} "
-        f"WHERE a.{column(Attempt, 'id')} = %s AND a.{column(Attempt, 'user_id')} = %s"
+        f"SELECT {select_list(Attempt, 'a', ATTEMPT_NAMES, using)}, "
+        f"{select_list(Answer, 'r', ANSWER_NAMES, using)} "
+        f"FROM {table(Attempt, using)} a "
+        f"LEFT JOIN {table(Answer, using)} r "
+        f"ON r.{column(Answer, 'attempt_id', using)} = a.{column(Attempt, 'id', using)} "
+        f"WHERE a.{column(Attempt, 'id', using)} = %s AND a.{column(Attempt, 'user_id', using)} = %s"
     )
 
 
-def attempt_with_answers(*, attempt_id: int, user_id: int) -> tuple[Attempt, dict[int, Answer]] | None:
+def attempt_with_answers(
+    *, attempt_id: int, user_id: int, using: str = DEFAULT_DB_ALIAS
+) -> tuple[Attempt, dict[int, Answer]] | None:
     """The attempt (if it is this user's) and its answers by question id, in one statement."""
-    rows = fetchall(_attempt_answers_sql(connection.vendor), [attempt_id, user_id])
+    rows = fetchall(_attempt_answers_sql(using), [attempt_id, user_id], using=using)
     if not rows:
         return None
     width = len(ATTEMPT_NAMES)
-    attempt = instance(Attempt, ATTEMPT_NAMES, rows[0][:width])
+    attempt = instance(Attempt, ATTEMPT_NAMES, rows[0][:width], using=using)
     answers = {}
     for row in rows:
         if row[width] is None:
             continue
-        answer = instance(Answer, ("attempt_id", *ANSWER_NAMES), (attempt.pk, *row[width:]))
+        answer = instance(Answer, ("attempt_id", *ANSWER_NAMES), (attempt.pk, *row[width:]), using=using)
         answer.attempt = attempt
         answers[answer.question_id] = answer
     return attempt, answers
 
 
 @cache
-def _recorded_answer_sql(vendor: str) -> str:
+def _recorded_answer_sql(using: str) -> str:
     return (
-        f"SELECT {select_list(Attempt, 'a', ATTEMPT_NAMES)}, {select_list(Answer, 'r', ANSWER_ROW_NAMES)} "
-        f"FROM {table(Answer)} r "
-        f"JOIN {table(Attempt)} a ON a.{column(Attempt, 'id')} = r.{column(Answer, 'attempt_id')} "
-        f"WHERE r.{column(Answer, 'attempt_id')} = %s AND a.{column(Attempt, 'user_id')} = %s "
-        f"AND r.{column(Answer, 'question_id')} = %s"
+        f"SELECT {select_list(Attempt, 'a', ATTEMPT_NAMES, using)}, "
+        f"{select_list(Answer, 'r', ANSWER_ROW_NAMES, using)} "
+        f"FROM {table(Answer, using)} r "
+        f"JOIN {table(Attempt, using)} a ON a.{column(Attempt, 'id', using)} = r.{column(Answer, 'attempt_id', using)} "
+        f"WHERE r.{column(Answer, 'attempt_id', using)} = %s AND a.{column(Attempt, 'user_id', using)} = %s "
+        f"AND r.{column(Answer, 'question_id', using)} = %s"
     )
 
 
-def recorded_answer(*, attempt_id: int, user_id: int, question_id: int) -> Answer | None:
+def recorded_answer(*, attempt_id: int, user_id: int, question_id: int, using: str = DEFAULT_DB_ALIAS) -> Answer | None:
     """The answer recorded to this question in this user's attempt, with its ``attempt``, or None.
     What a retry reads after its INSERT met the unique constraint."""
-    rows = fetchall(_recorded_answer_sql(connection.vendor), [attempt_id, user_id, question_id])
+    rows = fetchall(_recorded_answer_sql(using), [attempt_id, user_id, question_id], using=using)
     if not rows:
         return None
     width = len(ATTEMPT_NAMES)
-    answer = instance(Answer, ANSWER_ROW_NAMES, rows[0][width:])
-    answer.attempt = instance(Attempt, ATTEMPT_NAMES, rows[0][:width])
+    answer = instance(Answer, ANSWER_ROW_NAMES, rows[0][width:], using=using)
+    answer.attempt = instance(Attempt, ATTEMPT_NAMES, rows[0][:width], using=using)
     return answer
 
 
 @cache
-def _lock_sql(vendor: str) -> str:
+def _lock_sql(using: str) -> str:
     # Only the attempt's row: nothing else is joined, so nothing else is locked.
     return (
-        f"SELECT {select_list(Attempt, 'a', ATTEMPT_NAMES)} FROM {table(Attempt)} a "
-        f"WHERE a.{column(Attempt, 'id')} = %s AND a.{column(Attempt, 'user_id')} = %s{for_update()}"
+        f"SELECT {select_list(Attempt, 'a', ATTEMPT_NAMES, using)} FROM {table(Attempt, using)} a "
+        f"WHERE a.{column(Attempt, 'id', using)} = %s AND a.{column(Attempt, 'user_id', using)} = %s{for_update(using)}"
     )
 
 
 @cache
-def _answer_insert_sql(vendor: str, at_position: bool) -> str:
+def _answer_insert_sql(using: str, at_position: bool) -> str:
     # Each column of the new row: a parameter, or a value of the rows it is checked against.
     # The key is read by this statement, so it is the one committed before it started (after the lock).
     values = {
-        "attempt_id": f"a.{column(Attempt, 'id')}",
-        "question_id": f"c.{column(Choice, 'question_id')}",
-        "choice_id": f"c.{column(Choice, 'id')}",
-        "is_correct": f"c.{column(Choice, 'is_correct')}",
+        "attempt_id": f"a.{column(Attempt, 'id', using)}",
+        "question_id": f"c.{column(Choice, 'question_id', using)}",
+        "choice_id": f"c.{column(Choice, 'id', using)}",
+        "is_correct": f"c.{column(Choice, 'is_correct', using)}",
         "language": "%s",
         "answered_at": "%s",
     }
-    position = f" AND q.{column(Question, 'position')} = %s" if at_position else ""
+    position = f" AND q.{column(Question, 'position', using)} = %s" if at_position else ""
     return (
-        f"INSERT INTO {table(Answer)} ({', '.join(column(Answer, name) for name in values)}) "
-        f"SELECT {', '.join(values.values())} FROM {table(Choice)} c "
-        f"JOIN {table(Question)} q ON q.{column(Question, 'id')} = c.{column(Choice, 'question_id')} "
-        f"JOIN {table(Attempt)} a ON a.{column(Attempt, 'quiz_id')} = q.{column(Question, 'quiz_id')} "
-        f"WHERE c.{column(Choice, 'id')} = %s AND c.{column(Choice, 'question_id')} = %s "
-        f"AND c.{column(Choice, 'is_archived')} = %s AND q.{column(Question, 'is_archived')} = %s{position} "
-        f"AND a.{column(Attempt, 'id')} = %s AND a.{column(Attempt, 'user_id')} = %s "
-        f"AND a.{column(Attempt, 'state')} = %s "
-        f"RETURNING {', '.join(column(Answer, name) for name in ANSWER_ROW_NAMES)}"
+        f"INSERT INTO {table(Answer, using)} ({', '.join(column(Answer, name, using) for name in values)}) "
+        f"SELECT {', '.join(values.values())} FROM {table(Choice, using)} c "
+        f"JOIN {table(Question, using)} q "
+        f"ON q.{column(Question, 'id', using)} = c.{column(Choice, 'question_id', using)} "
+        f"JOIN {table(Attempt, using)} a "
+        f"ON a.{column(Attempt, 'quiz_id', using)} = q.{column(Question, 'quiz_id', using)} "
+        f"WHERE c.{column(Choice, 'id', using)} = %s AND c.{column(Choice, 'question_id', using)} = %s "
+        f"AND c.{column(Choice, 'is_archived', using)} = %s "
+        f"AND q.{column(Question, 'is_archived', using)} = %s{position} "
+        f"AND a.{column(Attempt, 'id', using)} = %s AND a.{column(Attempt, 'user_id', using)} = %s "
+        f"AND a.{column(Attempt, 'state', using)} = %s "
+        f"RETURNING {', '.join(column(Answer, name, using) for name in ANSWER_ROW_NAMES)}"
     )
 
 
 def answer_write(
-    *, attempt_id: int, user_id: int, question_id: int, choice_id: int, language: str, position: int | None
+    *,
+    attempt_id: int,
+    user_id: int,
+    question_id: int,
+    choice_id: int,
+    language: str,
+    position: int | None,
+    using: str = DEFAULT_DB_ALIAS,
 ) -> tuple[Attempt | None, Answer | None]:
     """Lock the attempt and INSERT the answer graded with the choice's key, in one transaction.
 
@@ -149,22 +166,22 @@ def answer_write(
     both travel in one message with BEGIN and COMMIT (``one_message_transaction``):
     the busiest write, in one round trip instead of four.
     """
-    db = database()
+    db = database(using)
     answered_at = db.ops.adapt_datetimefield_value(timezone.now())
     insert_params = [language, answered_at, choice_id, question_id, False, False]
     insert_params += [position] if position is not None else []
     insert_params += [attempt_id, user_id, Attempt.State.IN_PROGRESS.value]
     statements = [
-        (_lock_sql(db.vendor), [attempt_id, user_id]),
-        (_answer_insert_sql(db.vendor, position is not None), insert_params),
+        (_lock_sql(using), [attempt_id, user_id]),
+        (_answer_insert_sql(using, position is not None), insert_params),
     ]
     if in_one_message(db):
-        locked, inserted = one_message_transaction(statements)
+        locked, inserted = one_message_transaction(statements, using=using)
     else:
-        with transaction.atomic():
-            locked, inserted = [fetchall(sql, params) for sql, params in statements]
-    attempt = instance(Attempt, ATTEMPT_NAMES, locked[0]) if locked else None
-    answer = instance(Answer, ANSWER_ROW_NAMES, inserted[0]) if inserted else None
+        with transaction.atomic(using=using):
+            locked, inserted = [fetchall(sql, params, using=using) for sql, params in statements]
+    attempt = instance(Attempt, ATTEMPT_NAMES, locked[0], using=using) if locked else None
+    answer = instance(Answer, ANSWER_ROW_NAMES, inserted[0], using=using) if inserted else None
     return attempt, answer
 
 
@@ -176,25 +193,28 @@ PROGRESS_NAMES = AttemptScore._fields  # ("id", "state", "score", "max_score", "
 
 
 @cache
-def _dashboard_sql(vendor: str) -> str:
-    course_id, quiz_id = f"c.{column(Course, 'id')}", f"q.{column(Quiz, 'id')}"
+def _dashboard_sql(using: str) -> str:
+    course_id, quiz_id = f"c.{column(Course, 'id', using)}", f"q.{column(Quiz, 'id', using)}"
     return (
-        f"SELECT {select_list(Course, 'c', COURSE_NAMES)}, e.{column(Enrollment, 'id')}, "
-        f"{select_list(Quiz, 'q', QUIZ_NAMES)}, {select_list(Attempt, 'a', PROGRESS_NAMES)} "
-        f"FROM {table(Course)} c "
-        f"LEFT JOIN {table(Enrollment)} e ON e.{column(Enrollment, 'course_id')} = {course_id} "
-        f"AND e.{column(Enrollment, 'user_id')} = %s "
-        f"LEFT JOIN {table(Quiz)} q ON q.{column(Quiz, 'course_id')} = {course_id} "
-        f"AND e.{column(Enrollment, 'id')} IS NOT NULL AND q.{column(Quiz, 'is_published')} = %s "
-        f"LEFT JOIN {table(Attempt)} a ON a.{column(Attempt, 'quiz_id')} = {quiz_id} "
-        f"AND a.{column(Attempt, 'user_id')} = %s "
-        f"WHERE e.{column(Enrollment, 'id')} IS NOT NULL OR c.{column(Course, 'allow_self_enrollment')} = %s "
-        f"ORDER BY c.{column(Course, 'slug')}, q.{column(Quiz, 'position')}, q.{column(Quiz, 'slug')}, "
-        f"a.{column(Attempt, 'id')}"
+        f"SELECT {select_list(Course, 'c', COURSE_NAMES, using)}, e.{column(Enrollment, 'id', using)}, "
+        f"{select_list(Quiz, 'q', QUIZ_NAMES, using)}, {select_list(Attempt, 'a', PROGRESS_NAMES, using)} "
+        f"FROM {table(Course, using)} c "
+        f"LEFT JOIN {table(Enrollment, using)} e ON e.{column(Enrollment, 'course_id', using)} = {course_id} "
+        f"AND e.{column(Enrollment, 'user_id', using)} = %s "
+        f"LEFT JOIN {table(Quiz, using)} q ON q.{column(Quiz, 'course_id', using)} = {course_id} "
+        f"AND e.{column(Enrollment, 'id', using)} IS NOT NULL AND q.{column(Quiz, 'is_published', using)} = %s "
+        f"LEFT JOIN {table(Attempt, using)} a ON a.{column(Attempt, 'quiz_id', using)} = {quiz_id} "
+        f"AND a.{column(Attempt, 'user_id', using)} = %s "
+        f"WHERE e.{column(Enrollment, 'id', using)} IS NOT NULL "
+        f"OR c.{column(Course, 'allow_self_enrollment', using)} = %s "
+        f"ORDER BY c.{column(Course, 'slug', using)}, q.{column(Quiz, 'position', using)}, "
+        f"q.{column(Quiz, 'slug', using)}, a.{column(Attempt, 'id', using)}"
     )
 
 
-def courses_of_student(user_id: int) -> tuple[list[Course], list[Course], list[tuple[Quiz, tuple | None]]]:
+def courses_of_student(
+    user_id: int, *, using: str = DEFAULT_DB_ALIAS
+) -> tuple[list[Course], list[Course], list[tuple[Quiz, tuple | None]]]:
     """One statement for the dashboard and the progress endpoint.
 
     Returns the courses the user is enrolled in and those open to self-enrollment
@@ -205,14 +225,15 @@ def courses_of_student(user_id: int) -> tuple[list[Course], list[Course], list[t
     course_width, quiz_width = len(COURSE_NAMES), len(QUIZ_NAMES)
     enrolled, joinable, quizzes = [], [], []
     seen: set[int] = set()
-    for row in fetchall(_dashboard_sql(connection.vendor), [user_id, True, user_id, True]):
+    for row in fetchall(_dashboard_sql(using), [user_id, True, user_id, True], using=using):
         course_row, enrollment_id, rest = row[:course_width], row[course_width], row[course_width + 1 :]
         if course_row[0] not in seen:
             seen.add(course_row[0])
-            (enrolled if enrollment_id is not None else joinable).append(instance(Course, COURSE_NAMES, course_row))
+            course = instance(Course, COURSE_NAMES, course_row, using=using)
+            (enrolled if enrollment_id is not None else joinable).append(course)
         if rest[0] is not None:
             attempt = rest[quiz_width:] if rest[quiz_width] is not None else None
-            quizzes.append((instance(Quiz, QUIZ_NAMES, rest[:quiz_width]), attempt))
+            quizzes.append((instance(Quiz, QUIZ_NAMES, rest[:quiz_width], using=using), attempt))
     return enrolled, joinable, quizzes
 
 
@@ -220,107 +241,116 @@ def courses_of_student(user_id: int) -> tuple[list[Course], list[Course], list[t
 
 
 @cache
-def _published_quiz_sql(vendor: str) -> str:
+def _published_quiz_sql(using: str) -> str:
     return (
-        f"SELECT {select_list(Quiz, 'q', QUIZ_NAMES)}, {select_list(Course, 'c', COURSE_NAMES)} "
-        f"FROM {table(Quiz)} q JOIN {table(Course)} c ON c.{column(Course, 'id')} = q.{column(Quiz, 'course_id')} "
-        f"WHERE q.{column(Quiz, 'slug')} = %s AND q.{column(Quiz, 'is_published')} = %s"
+        f"SELECT {select_list(Quiz, 'q', QUIZ_NAMES, using)}, {select_list(Course, 'c', COURSE_NAMES, using)} "
+        f"FROM {table(Quiz, using)} q JOIN {table(Course, using)} c "
+        f"ON c.{column(Course, 'id', using)} = q.{column(Quiz, 'course_id', using)} "
+        f"WHERE q.{column(Quiz, 'slug', using)} = %s AND q.{column(Quiz, 'is_published', using)} = %s"
     )
 
 
-def published_quiz(slug: str) -> Quiz | None:
+def published_quiz(slug: str, *, using: str = DEFAULT_DB_ALIAS) -> Quiz | None:
     """The published quiz with this slug, its course attached, or None."""
-    return _published_quiz_of(fetchall(_published_quiz_sql(connection.vendor), [slug, True]))
+    return _published_quiz_of(fetchall(_published_quiz_sql(using), [slug, True], using=using), using)
 
 
-def _published_quiz_of(found: list[tuple]) -> Quiz | None:
+def _published_quiz_of(found: list[tuple], using: str) -> Quiz | None:
     if not found:
         return None
     width = len(QUIZ_NAMES)
-    quiz = instance(Quiz, QUIZ_NAMES, found[0][:width])
-    quiz.course = instance(Course, COURSE_NAMES, found[0][width:])
+    quiz = instance(Quiz, QUIZ_NAMES, found[0][:width], using=using)
+    quiz.course = instance(Course, COURSE_NAMES, found[0][width:], using=using)
     return quiz
 
 
 @cache
-def _enrolled_by_slug_sql(vendor: str) -> str:
+def _enrolled_by_slug_sql(using: str) -> str:
     return (
-        f"SELECT 1 FROM {table(Enrollment)} e "
-        f"JOIN {table(Quiz)} q ON q.{column(Quiz, 'course_id')} = e.{column(Enrollment, 'course_id')} "
-        f"WHERE e.{column(Enrollment, 'user_id')} = %s AND q.{column(Quiz, 'slug')} = %s"
+        f"SELECT 1 FROM {table(Enrollment, using)} e "
+        f"JOIN {table(Quiz, using)} q "
+        f"ON q.{column(Quiz, 'course_id', using)} = e.{column(Enrollment, 'course_id', using)} "
+        f"WHERE e.{column(Enrollment, 'user_id', using)} = %s AND q.{column(Quiz, 'slug', using)} = %s"
     )
 
 
 @cache
-def _attempts_by_slug_sql(vendor: str) -> str:
+def _attempts_by_slug_sql(using: str) -> str:
     return (
-        f"SELECT {select_list(Attempt, 'a', ATTEMPT_NAMES)} FROM {table(Attempt)} a "
-        f"JOIN {table(Quiz)} q ON q.{column(Quiz, 'id')} = a.{column(Attempt, 'quiz_id')} "
-        f"WHERE a.{column(Attempt, 'user_id')} = %s AND q.{column(Quiz, 'slug')} = %s "
-        f"ORDER BY a.{column(Attempt, 'number')} DESC"
+        f"SELECT {select_list(Attempt, 'a', ATTEMPT_NAMES, using)} FROM {table(Attempt, using)} a "
+        f"JOIN {table(Quiz, using)} q ON q.{column(Quiz, 'id', using)} = a.{column(Attempt, 'quiz_id', using)} "
+        f"WHERE a.{column(Attempt, 'user_id', using)} = %s AND q.{column(Quiz, 'slug', using)} = %s "
+        f"ORDER BY a.{column(Attempt, 'number', using)} DESC"
     )
 
 
-def published_quiz_for_student(*, slug: str, user_id: int) -> tuple[Quiz | None, bool, list[Attempt]]:
+def published_quiz_for_student(
+    *, slug: str, user_id: int, using: str = DEFAULT_DB_ALIAS
+) -> tuple[Quiz | None, bool, list[Attempt]]:
     """In one round trip: the published quiz with this slug (its course attached) or None,
     whether the user is enrolled in its course, and the user's attempts at it, newest first."""
-    vendor = database().vendor
     found, enrolled, attempts = fetch_each(
         [
-            (_published_quiz_sql(vendor), [slug, True]),
-            (_enrolled_by_slug_sql(vendor), [user_id, slug]),
-            (_attempts_by_slug_sql(vendor), [user_id, slug]),
-        ]
+            (_published_quiz_sql(using), [slug, True]),
+            (_enrolled_by_slug_sql(using), [user_id, slug]),
+            (_attempts_by_slug_sql(using), [user_id, slug]),
+        ],
+        using=using,
     )
-    quiz = _published_quiz_of(found)
+    quiz = _published_quiz_of(found, using)
     if quiz is None:
         return None, False, []
-    return quiz, bool(enrolled), [instance(Attempt, ATTEMPT_NAMES, row) for row in attempts]
+    return quiz, bool(enrolled), [instance(Attempt, ATTEMPT_NAMES, row, using=using) for row in attempts]
 
 
 @cache
-def _student_attempts_sql(vendor: str) -> str:
+def _student_attempts_sql(using: str) -> str:
     return (
-        f"SELECT {select_list(Attempt, 'a', ATTEMPT_NAMES)} FROM {table(Attempt)} a "
-        f"WHERE a.{column(Attempt, 'user_id')} = %s AND a.{column(Attempt, 'quiz_id')} = %s "
-        f"ORDER BY a.{column(Attempt, 'number')} DESC"
+        f"SELECT {select_list(Attempt, 'a', ATTEMPT_NAMES, using)} FROM {table(Attempt, using)} a "
+        f"WHERE a.{column(Attempt, 'user_id', using)} = %s AND a.{column(Attempt, 'quiz_id', using)} = %s "
+        f"ORDER BY a.{column(Attempt, 'number', using)} DESC"
     )
 
 
 @cache
-def _enrollment_lock_sql(vendor: str) -> str:
+def _enrollment_lock_sql(using: str) -> str:
     # Only the enrollment's row: nothing is joined, so the course is not locked with it.
     return (
-        f"SELECT {column(Enrollment, 'id')} FROM {table(Enrollment)} "
-        f"WHERE {column(Enrollment, 'user_id')} = %s AND {column(Enrollment, 'course_id')} = %s{for_update()}"
+        f"SELECT {column(Enrollment, 'id', using)} FROM {table(Enrollment, using)} "
+        f"WHERE {column(Enrollment, 'user_id', using)} = %s "
+        f"AND {column(Enrollment, 'course_id', using)} = %s{for_update(using)}"
     )
 
 
-def start_reads(*, user_id: int, course_id: int, quiz_id: int) -> tuple[bool, list[Attempt], int]:
+def start_reads(
+    *, user_id: int, course_id: int, quiz_id: int, using: str = DEFAULT_DB_ALIAS
+) -> tuple[bool, list[Attempt], int]:
     """What starting an attempt reads, in one round trip, in the caller's transaction: lock
     the user's enrollment in the course until the transaction ends (False if there is none),
     then, read after the lock, the user's attempts at the quiz (newest first) and the number
     of the quiz's open questions."""
-    vendor = database().vendor
     locked, attempts, counted = fetch_each(
         [
-            (_enrollment_lock_sql(vendor), [user_id, course_id]),
-            (_student_attempts_sql(vendor), [user_id, quiz_id]),
-            (_open_questions_sql(vendor), [quiz_id, False]),
-        ]
+            (_enrollment_lock_sql(using), [user_id, course_id]),
+            (_student_attempts_sql(using), [user_id, quiz_id]),
+            (_open_questions_sql(using), [quiz_id, False]),
+        ],
+        using=using,
     )
-    return bool(locked), [instance(Attempt, ATTEMPT_NAMES, row) for row in attempts], counted[0][0]
+    return bool(locked), [instance(Attempt, ATTEMPT_NAMES, row, using=using) for row in attempts], counted[0][0]
 
 
 @cache
-def _open_questions_sql(vendor: str) -> str:
+def _open_questions_sql(using: str) -> str:
     return (
-        f"SELECT COUNT(*) FROM {table(Question)} WHERE {column(Question, 'quiz_id')} = %s "
-        f"AND {column(Question, 'is_archived')} = %s"
+        f"SELECT COUNT(*) FROM {table(Question, using)} WHERE {column(Question, 'quiz_id', using)} = %s "
+        f"AND {column(Question, 'is_archived', using)} = %s"
     )
 
 
-def attempt_insert(*, user_id: int, quiz_id: int, number: int, max_score: int, pass_mark: int) -> Attempt | None:
+def attempt_insert(
+    *, user_id: int, quiz_id: int, number: int, max_score: int, pass_mark: int, using: str = DEFAULT_DB_ALIAS
+) -> Attempt | None:
     """INSERT a new attempt in progress (``started_at`` set here, as auto_now_add would) and
     return it; None, with nothing written, when a unique constraint refuses it (a second
     attempt in progress, a taken number): no savepoint is needed around it in a transaction."""
@@ -336,6 +366,7 @@ def attempt_insert(*, user_id: int, quiz_id: int, number: int, max_score: int, p
             "pass_mark": pass_mark,
         },
         conflict="ignore",
+        using=using,
     )
     if attempt is not None:
         attempt.finished_at = attempt.score = None

@@ -5,19 +5,24 @@ SQLite and PostgreSQL (their converters differ: SQLite returns datetimes as
 text and booleans as integers).
 """
 
+from pathlib import Path
+
 import pytest
+from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import DataError, IntegrityError, connection, transaction
+from django.core.exceptions import ImproperlyConfigured
+from django.db import DataError, IntegrityError, close_old_connections, connection, connections, transaction
 from django.test.utils import CaptureQueriesContext
 from rest_framework.authtoken.models import Token
 
-from common import sql
+from common import pooler, sql
 from quizzes.accounts import statements as account_statements
 from quizzes.attempts import statements
 from quizzes.attempts.services import attempt_answer_submit, attempt_finish, attempt_start
 from quizzes.models import Answer, Attempt, Choice, Course, Question, Quiz
 
 GC = "gradient-checkpointing"
+PROJECT_DIR = Path(__file__).resolve().parent.parent.parent
 
 
 def fields(instance) -> dict:
@@ -331,25 +336,25 @@ def checks(monkeypatch) -> list[bool]:
 
 
 def request_starts() -> None:
-    """What Django does when a request starts: the persistent connection is checked again."""
-    connection.close_if_unusable_or_obsolete()
-    assert connection.health_check_enabled and not connection.health_check_done
+    """What Django does when a request starts (``request_started``): a persistent connection is
+    checked again (``CONN_HEALTH_CHECKS``) before the request's first statement."""
+    close_old_connections()
 
 
 @POSTGRESQL_ONLY
 @pytest.mark.django_db(transaction=True)
-def test_a_requests_first_read_is_its_own_connection_check(student, checks):
+def test_a_requests_first_read_comes_after_djangos_connection_check(student, checks):
     account_statements.user_get(student.pk)
     request_starts()
     assert account_statements.user_get(student.pk).pk == student.pk
-    assert checks == [] and connection.health_check_done
-    # Its other statements need no check either.
-    assert statements.courses_of_student(student.pk)[0] and checks == []
+    assert checks == [True]
+    # Once per request: its other statements need no check.
+    assert statements.courses_of_student(student.pk)[0] and checks == [True]
 
 
 @POSTGRESQL_ONLY
 @pytest.mark.django_db(transaction=True)
-def test_a_read_on_a_connection_lost_while_idle_is_sent_again_on_a_new_one(student, checks):
+def test_a_read_on_a_connection_lost_while_idle_is_sent_on_a_new_one(student, checks):
     account_statements.user_get(student.pk)
     lost = backend_pid()
     with connection.get_new_connection(connection.get_connection_params()) as other:
@@ -357,17 +362,17 @@ def test_a_read_on_a_connection_lost_while_idle_is_sent_again_on_a_new_one(stude
         other.execute("SELECT pg_terminate_backend(%s)", [lost])
     request_starts()
     assert account_statements.user_get(student.pk).pk == student.pk
-    assert checks == [False] and backend_pid() != lost  # found lost when the read failed, then replaced
+    assert checks == [False] and backend_pid() != lost  # found lost by Django's check, then replaced
 
 
 @POSTGRESQL_ONLY
 @pytest.mark.django_db(transaction=True)
-def test_a_failing_read_on_a_live_connection_is_not_sent_again(student, checks):
+def test_a_failing_read_on_a_live_connection_is_sent_once(student, checks):
     account_statements.user_get(student.pk)
     kept = backend_pid()
     request_starts()
     with pytest.raises(DataError), CaptureQueriesContext(connection) as queries:
-        sql._send([("SELECT 1 / %s", [0])])
+        sql.fetchall("SELECT 1 / %s", [0])
     assert checks == [True] and backend_pid() == kept
     assert len(queries.captured_queries) == 1
 
@@ -379,7 +384,140 @@ def test_a_request_whose_first_statement_writes_is_checked_before_it(student, qu
     question = quiz.questions.get(position=1)
     request_starts()
     write(attempt, question, question.choices.first(), user=student)
-    assert checks == [True]  # Django's check: a transaction is never sent twice
+    assert checks == [True]
+
+
+def test_the_fixed_sql_leaves_djangos_connection_check_to_django():
+    """No private attribute of Django's connection is set or read (its health check included)."""
+    private = "health_check_" + "done"
+    sources = [*(PROJECT_DIR / "common").rglob("*.py"), *(PROJECT_DIR / "quizzes").rglob("*.py")]
+    sources += [*(PROJECT_DIR / "lms").rglob("*.py"), *(PROJECT_DIR / "tests").rglob("*.py")]
+    assert len(sources) > 50
+    assert [path for path in sources if private in path.read_text(encoding="utf-8")] == []
+
+
+# Pooled and direct connections (common/pooler.py) ----------------------------------------------
+
+
+def test_preparing_is_decided_per_connection_by_default():
+    assert settings.QUIZZES_PREPARED_STATEMENTS == "auto"
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(None, "auto"), ("", "auto"), ("auto", "auto"), (" AUTO ", "auto"), ("1", True), ("on", True), ("0", False)],
+)
+def test_the_prepared_statements_variable(monkeypatch, value, expected):
+    from lms.settings import _on_off, env_choice
+
+    if value is None:
+        monkeypatch.delenv("DJANGO_DB_PREPARED_STATEMENTS", raising=False)
+    else:
+        monkeypatch.setenv("DJANGO_DB_PREPARED_STATEMENTS", value)
+    assert env_choice("DJANGO_DB_PREPARED_STATEMENTS", {"auto": "auto", **_on_off}, "auto") == expected
+
+
+def test_a_prepared_statements_value_not_understood_stops_the_start(monkeypatch):
+    from lms.settings import _on_off, env_choice
+
+    monkeypatch.setenv("DJANGO_DB_PREPARED_STATEMENTS", "sometimes")
+    with pytest.raises(ImproperlyConfigured, match="DJANGO_DB_PREPARED_STATEMENTS"):
+        env_choice("DJANGO_DB_PREPARED_STATEMENTS", {"auto": "auto", **_on_off}, "auto")
+
+
+@POSTGRESQL_ONLY
+@pytest.mark.django_db(transaction=True)
+def test_a_direct_connection_is_found_direct_once_when_it_opens(student, monkeypatch):
+    probes = []
+    probe = pooler._probe
+    monkeypatch.setattr(pooler, "_probe", lambda db: probes.append(db.alias) or probe(db))
+    connection.close()
+    connection.ensure_connection()
+    assert probes == ["default"]
+    assert pooler.behind_pooler(connection) is False and sql.prepares(connection) is True
+    account_statements.user_get(student.pk)
+    assert probes == ["default"]  # once per connection, not per statement
+    assert connection.connection.prepare_threshold is None  # Django's default (OPTIONS), left alone
+    assert connection.settings_dict["DISABLE_SERVER_SIDE_CURSORS"] is False
+
+
+@POSTGRESQL_ONLY
+@pytest.mark.django_db(transaction=True)
+def test_on_a_pooled_connection_the_statements_are_sent_as_text(student, monkeypatch):
+    connection.ensure_connection()
+    monkeypatch.setitem(pooler._pooled, connection.connection, True)
+    message = sent(lambda: account_statements.user_get(student.pk))[0]
+    assert message.startswith("SELECT") and "EXECUTE" not in message and "PREPARE" not in message
+    assert fields(account_statements.user_get(student.pk)) == fields(get_user_model().objects.get(pk=student.pk))
+    monkeypatch.setattr(settings, "QUIZZES_PREPARED_STATEMENTS", True, raising=False)  # "1": prepare anyway
+    assert sent(lambda: account_statements.user_get(student.pk))[0].startswith(("PREPARE", "DEALLOCATE"))
+
+
+# Another database alias (``using``) ------------------------------------------------------------
+
+
+@pytest.fixture
+def other_alias():
+    """The second alias of the test settings, "other": the same test database, a connection of its own."""
+    return connections["other"]
+
+
+USING_OTHER = pytest.mark.django_db(transaction=True, databases=["default", "other"])
+
+
+@USING_OTHER
+def test_a_read_with_using_runs_on_that_connection_and_builds_its_instances(student, quiz, answered, other_alias):
+    first, _second = answered
+    with CaptureQueriesContext(other_alias) as on_other, CaptureQueriesContext(connection) as on_default:
+        user = account_statements.user_get(student.pk, using="other")
+        attempt, answers = statements.attempt_with_answers(attempt_id=first.pk, user_id=student.pk, using="other")
+        found, enrolled, attempts = statements.published_quiz_for_student(slug=GC, user_id=student.pk, using="other")
+        enrolled_in, _joinable, quiz_rows = statements.courses_of_student(student.pk, using="other")
+    # One message each on PostgreSQL; the quiz's three reads one by one on SQLite.
+    assert len(on_other.captured_queries) == (4 if connection.vendor == "postgresql" else 6)
+    assert on_default.captured_queries == []
+    built = [user, attempt, *answers.values(), found, found.course, *attempts, *enrolled_in]
+    built += [row for row, _attempt in quiz_rows]
+    assert {instance._state.db for instance in built} == {"other"}
+    assert fields(user) == fields(get_user_model().objects.get(pk=student.pk))
+    assert fields(attempt) == fields(Attempt.objects.get(pk=first.pk)) and enrolled is True
+    assert account_statements.user_get(student.pk)._state.db == "default"
+
+
+@USING_OTHER
+def test_a_write_with_using_runs_on_that_connection(student, quiz, other_alias):
+    values = {"user_id": student.pk, "quiz_id": quiz.pk, "max_score": 8, "pass_mark": 60}
+    with CaptureQueriesContext(other_alias) as on_other, CaptureQueriesContext(connection) as on_default:
+        attempt = statements.attempt_insert(number=1, using="other", **values)
+    assert attempt._state.db == "other" and on_default.captured_queries == []
+    assert len(on_other.captured_queries) == 1
+    question = quiz.questions.get(position=1)
+    choice = question.choices.order_by("position").first()
+    with CaptureQueriesContext(other_alias) as on_other, CaptureQueriesContext(connection) as on_default:
+        locked, answer = statements.answer_write(
+            attempt_id=attempt.pk,
+            user_id=student.pk,
+            question_id=question.pk,
+            choice_id=choice.pk,
+            language="en",
+            position=1,
+            using="other",
+        )
+        again = statements.recorded_answer(
+            attempt_id=attempt.pk, user_id=student.pk, question_id=question.pk, using="other"
+        )
+    assert on_default.captured_queries == [] and on_other.captured_queries
+    assert (locked._state.db, answer._state.db, again._state.db, again.attempt._state.db) == ("other",) * 4
+    assert fields(answer) == fields(Answer.objects.get(attempt=attempt)) == fields(again)
+
+
+def test_the_names_are_quoted_by_the_connection_given(other_alias, monkeypatch):
+    # The other alias's connection quotes names its own way (as another vendor's would).
+    monkeypatch.setattr(other_alias.ops, "quote_name", lambda name: f"[{name}]")
+    assert sql.table(Attempt, "other") == "[quizzes_attempt]"
+    assert sql.column(Attempt, "quiz_id", "other") == "[quiz_id]"
+    assert sql.select_list(Attempt, "a", ("id", "state"), "other") == "a.[id], a.[state]"
+    assert sql.table(Attempt) == connection.ops.quote_name("quizzes_attempt") != "[quizzes_attempt]"
 
 
 @BOTH_WAYS

@@ -1,11 +1,20 @@
-"""A live gunicorn (production settings, 4 workers) on a throwaway PostgreSQL database.
+"""Live gunicorns (production settings) on a throwaway PostgreSQL database.
 
-The ``live_api`` fixture is session-scoped and shared by test_races.py and
-test_faults.py. It creates ``lms_race_<pid>`` on the PostgreSQL server of the
-test settings, migrates it (``manage.py migrate``), loads fixtures/*.json and
-creates a pool of enrolled students with API tokens (one ``manage.py shell -c``), starts
-gunicorn on a free port of 127.0.0.1, and at the end stops it and drops the
-database. It is only set up for a test that runs, so never on SQLite.
+``race_database`` (session-scoped) creates ``lms_race_<pid>`` on the PostgreSQL server
+of the test settings, migrates it (``manage.py migrate``), loads fixtures/*.json and
+creates a pool of enrolled students with API tokens and logged-in web sessions (one
+``manage.py shell -c``), and drops it at the end. Two servers use it, each handing out
+students no other test has used:
+
+- ``live_api``: gunicorn (4 sync workers) connected to PostgreSQL directly; shared
+  by test_races.py and test_faults.py.
+- ``live_api_pgbouncer``: gunicorn (4 workers x 2 threads) connected through a real
+  PgBouncer in transaction mode (``pgbouncer``, tests/pgbouncer.py), with the
+  default settings otherwise (static files from the apps: live_settings.py), for the
+  API and the web pages; test_pgbouncer.py.
+
+They are only set up for a test that runs, so never on SQLite. Names and ports are
+per process (the pid, free ports): parallel workers (pytest-xdist) do not meet.
 """
 
 import json
@@ -16,6 +25,7 @@ import socket
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import count
 from pathlib import Path
@@ -24,6 +34,7 @@ import pytest
 import requests
 from psycopg import sql
 
+from tests import pgbouncer as pgbouncer_process
 from tests.concurrency import FAULT_REPORT, WORKERS, admin_connect, admin_params
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent.parent
@@ -34,7 +45,8 @@ STARTUP_TIMEOUT = 30.0
 # One manage.py process for the fixtures and the students: each Django start costs a second or two.
 LOAD_AND_CREATE_STUDENTS = """
 import json, os
-from django.contrib.auth import get_user_model
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+from django.contrib.sessions.backends.db import SessionStore
 from django.core.management import call_command
 from rest_framework.authtoken.models import Token
 from quizzes.models import Course, Quiz
@@ -42,13 +54,20 @@ from quizzes.enrollment.services import enrollment_create
 
 call_command("loaddata", *json.loads(os.environ["RACE_FIXTURES"]), verbosity=0)
 course = Course.objects.get(slug="memory-efficient-training")
-tokens = {}
+tokens, sessions = {}, {}
 for number in range(int(os.environ["RACE_STUDENTS"])):
     user = get_user_model()(username=f"racer-{number:03d}")
     user.set_unusable_password()
     user.save()
     enrollment_create(user=user, course=course)
     tokens[user.username] = Token.objects.create(user=user).key
+    # Logged in on the web, as the login view would leave the session.
+    session = SessionStore()
+    session[SESSION_KEY] = str(user.pk)
+    session[BACKEND_SESSION_KEY] = "quizzes.accounts.login_throttle.ThrottledModelBackend"
+    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    session.create()
+    sessions[user.username] = session.session_key
 quizzes = {
     quiz.slug: [
         {
@@ -60,7 +79,7 @@ quizzes = {
     ]
     for quiz in Quiz.objects.filter(course=course)
 }
-print("STUDENTS=" + json.dumps({"tokens": tokens, "quizzes": quizzes}))
+print("STUDENTS=" + json.dumps({"tokens": tokens, "sessions": sessions, "quizzes": quizzes}))
 """
 
 
@@ -71,20 +90,53 @@ def _free_port() -> int:
 
 
 @dataclass
-class LiveApi:
-    url: str
+class RaceDatabase:
+    """The throwaway database of the live servers, and its students (shared by them)."""
+
     dbname: str
-    process: subprocess.Popen
-    log_path: Path
+    env: dict[str, str]
     tokens: dict[str, str]
+    sessions: dict[str, str]
     quizzes: dict[str, list[dict]]
     _next: count = field(default_factory=count)
 
     def students(self, number: int) -> list[tuple[str, str]]:
-        """``number`` students (username, token) no other test has used."""
+        """``number`` students (username, token) no other test has used, on any server."""
         names = sorted(self.tokens)
         picked = [names[next(self._next)] for _ in range(number)]
         return [(name, self.tokens[name]) for name in picked]
+
+
+@dataclass
+class LiveApi:
+    url: str
+    database: RaceDatabase
+    process: subprocess.Popen
+    log_path: Path
+
+    @property
+    def dbname(self) -> str:
+        return self.database.dbname
+
+    @property
+    def tokens(self) -> dict[str, str]:
+        return self.database.tokens
+
+    @property
+    def sessions(self) -> dict[str, str]:
+        """Each student's web session key (the ``sessionid`` cookie)."""
+        return self.database.sessions
+
+    @property
+    def quizzes(self) -> dict[str, list[dict]]:
+        return self.database.quizzes
+
+    def students(self, number: int) -> list[tuple[str, str]]:
+        """``number`` students (username, token) no other test has used."""
+        return self.database.students(number)
+
+    def page(self, path: str) -> str:
+        return f"{self.url}/{path.lstrip('/')}"
 
     def api(self, path: str) -> str:
         return f"{self.url}/api/v1/{path.lstrip('/')}"
@@ -166,9 +218,8 @@ def _manage(env: dict, *args: str) -> str:
 
 
 @pytest.fixture(scope="session")
-def live_api(tmp_path_factory):
+def race_database():
     dbname = f"lms_race_{os.getpid()}"
-    work = tmp_path_factory.mktemp("live_api")
     params = admin_params()
     password = f":{params['password']}" if params["password"] else ""
     env = {
@@ -193,59 +244,78 @@ def live_api(tmp_path_factory):
     with admin_connect() as admin:
         admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(dbname)))
         admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(dbname)))
-    process = None
     try:
         _manage(env, "migrate", "--noinput", "-v0")
         output = _manage(env, "shell", "-v0", "-c", LOAD_AND_CREATE_STUDENTS)
         students = json.loads(next(line for line in output.splitlines() if line.startswith("STUDENTS="))[9:])
+        yield RaceDatabase(dbname=dbname, env=env, **students)
+    finally:
+        with admin_connect() as admin:
+            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(dbname)))
 
-        port = _free_port()
-        log_path = work / "gunicorn.log"
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "gunicorn",
-                "lms.wsgi:application",
-                "--bind",
-                f"127.0.0.1:{port}",
-                "--workers",
-                str(WORKERS),
-                "--no-control-socket",
-                "--timeout",
-                "30",
-                "--graceful-timeout",
-                "5",
-                "--error-logfile",
-                str(log_path),
-            ],
-            cwd=PROJECT_DIR,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        server = LiveApi(
-            url=f"http://127.0.0.1:{port}",
-            dbname=dbname,
-            process=process,
-            log_path=log_path,
-            tokens=students["tokens"],
-            quizzes=students["quizzes"],
-        )
+
+@contextmanager
+def serving(database: RaceDatabase, log_path: Path, *, env: dict | None = None, threads: int = 1):
+    """gunicorn (``WORKERS`` workers, ``threads`` threads each) on ``database`` for the block."""
+    port = _free_port()
+    command = [sys.executable, "-m", "gunicorn", "lms.wsgi:application", "--bind", f"127.0.0.1:{port}"]
+    command += ["--workers", str(WORKERS), "--no-control-socket", "--timeout", "30", "--graceful-timeout", "5"]
+    if threads > 1:
+        command += ["--worker-class", "gthread", "--threads", str(threads)]
+    command += ["--error-logfile", str(log_path)]
+    process = subprocess.Popen(
+        command,
+        cwd=PROJECT_DIR,
+        env={**database.env, **(env or {})},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        server = LiveApi(url=f"http://127.0.0.1:{port}", database=database, process=process, log_path=log_path)
         probe_token = next(iter(server.tokens.values()))
         if server.wait_healthy(probe_token, within=STARTUP_TIMEOUT) is None or server.wait_workers() is None:
             raise RuntimeError(f"gunicorn did not come up:\n{server.log_since(0)[-4000:]}")
         yield server
     finally:
-        if process is not None and process.poll() is None:
-            process.send_signal(signal.SIGQUIT)  # quick shutdown: idle sync workers don't linger
+        if process.poll() is None:
+            process.send_signal(signal.SIGQUIT)  # quick shutdown: idle workers don't linger
             try:
                 process.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(timeout=5)
-        with admin_connect() as admin:
-            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(dbname)))
+
+
+@pytest.fixture(scope="session")
+def live_api(race_database, tmp_path_factory):
+    with serving(race_database, tmp_path_factory.mktemp("live_api") / "gunicorn.log") as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def pgbouncer():
+    """A PgBouncer (transaction pooling, a pool of 5) in front of the tests' PostgreSQL server."""
+    reason = pgbouncer_process.unavailable()
+    if reason:
+        pytest.skip(reason)
+    params = admin_params()
+    with pgbouncer_process.running(
+        server_host=params["host"], server_port=params["port"], user=params["user"], password=params["password"]
+    ) as bouncer:
+        yield bouncer
+
+
+@pytest.fixture(scope="session")
+def live_api_pgbouncer(race_database, pgbouncer, tmp_path_factory):
+    """gunicorn, 4 workers x 2 threads, whose DATABASE_URL is PgBouncer's; the default settings otherwise."""
+    params = admin_params()
+    password = f":{params['password']}" if params["password"] else ""
+    database_url = f"postgres://{params['user']}{password}@{pgbouncer.host}:{pgbouncer.port}/{race_database.dbname}"
+    log_path = tmp_path_factory.mktemp("live_api_pgbouncer") / "gunicorn.log"
+    # It serves the web pages too: their static files from the apps (live_settings.py).
+    env = {"DATABASE_URL": database_url, "DJANGO_SETTINGS_MODULE": "tests.concurrency.live_settings"}
+    with serving(race_database, log_path, env=env, threads=2) as server:
+        yield server
 
 
 def pytest_terminal_summary(terminalreporter):
