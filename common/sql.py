@@ -19,6 +19,7 @@ from functools import cache
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models.expressions import Col
+from django.utils import timezone
 
 from common import pooler
 
@@ -238,8 +239,42 @@ def one_message_transaction(statements: list[tuple[str, list]], *, using: str = 
     return _send(connections[using], statements, in_transaction=True)
 
 
+def inserted_names(model) -> tuple[str, ...]:
+    """The attribute names an INSERT of ``model`` writes: every concrete column but the key, so
+    that a column added to the model is written by each fixed INSERT with nothing else to edit."""
+    return tuple(field.attname for field in model._meta.concrete_fields if not field.primary_key)
+
+
+def new_row(model, values: dict) -> dict:
+    """Every column of a new ``model`` row (``inserted_names``) by attribute name: ``values``,
+    and for the rest what ``Model.save()`` would write: now for ``auto_now``/``auto_now_add``,
+    else the field's default, else NULL where the column allows it."""
+    row = {}
+    for field in model._meta.concrete_fields:
+        if field.primary_key:
+            continue
+        if field.attname in values:
+            row[field.attname] = values[field.attname]
+        elif getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False):
+            row[field.attname] = timezone.now()
+        elif field.has_default():
+            row[field.attname] = field.get_default()
+        elif field.null:
+            row[field.attname] = None
+        else:
+            raise ValueError(f"A new {model.__name__} row needs a value for {field.attname}.")
+    return row
+
+
+def adapted(values, using: str = DEFAULT_DB_ALIAS) -> list:
+    """Parameters as the ORM adapts them: datetimes for the database (SQLite stores them as text)."""
+    ops = connections[using].ops
+    return [ops.adapt_datetimefield_value(value) if isinstance(value, datetime) else value for value in values]
+
+
 @cache
-def _insert_sql(model, names: tuple[str, ...], using: str, conflict: str) -> str:
+def _insert_sql(model, using: str, conflict: str) -> str:
+    names = inserted_names(model)
     columns = ", ".join(column(model, name, using) for name in names)
     placeholders = ", ".join(["%s"] * len(names))
     on_conflict = " ON CONFLICT DO NOTHING" if conflict == "ignore" else ""
@@ -248,18 +283,14 @@ def _insert_sql(model, names: tuple[str, ...], using: str, conflict: str) -> str
 
 
 def insert(model, values: dict, *, conflict: str = "raise", using: str = DEFAULT_DB_ALIAS):
-    """INSERT one row of ``values`` (by attribute name) and return it as an instance.
+    """INSERT one row (``values`` by attribute name, the other columns as ``new_row`` fills
+    them) and return it as an instance.
 
-    Datetimes are adapted as the ORM adapts them (SQLite stores them as text). A row a unique
-    constraint refuses raises IntegrityError, or, with ``conflict="ignore"``, is not written
-    and None is returned.
+    A row a unique constraint refuses raises IntegrityError, or, with ``conflict="ignore"``,
+    is not written and None is returned.
     """
-    db = connections[using]
-    names = tuple(values)
-    params = [
-        db.ops.adapt_datetimefield_value(value) if isinstance(value, datetime) else value for value in values.values()
-    ]
-    found = _send(db, [(_insert_sql(model, names, using, conflict), params)])[0]
+    row = new_row(model, values)
+    found = _send(connections[using], [(_insert_sql(model, using, conflict), adapted(row.values(), using))])[0]
     if not found:
         return None
-    return _build(model, ("id", *names), (found[0][0], *values.values()), using)
+    return _build(model, ("id", *row), (found[0][0], *row.values()), using)

@@ -8,9 +8,9 @@ Each function runs on the database alias it is given (``using``, the default one
 from functools import cache
 
 from django.db import DEFAULT_DB_ALIAS, transaction
-from django.utils import timezone
 
 from common.sql import (
+    adapted,
     attnames,
     column,
     database,
@@ -19,7 +19,9 @@ from common.sql import (
     for_update,
     in_one_message,
     insert,
+    inserted_names,
     instance,
+    new_row,
     one_message_transaction,
     select_list,
     table,
@@ -112,22 +114,26 @@ def _lock_sql(using: str) -> str:
     )
 
 
-@cache
-def _answer_insert_sql(using: str, at_position: bool) -> str:
-    # Each column of the new row: a parameter, or a value of the rows it is checked against.
-    # The key is read by this statement, so it is the one committed before it started (after the lock).
-    values = {
+def _answer_from_rows(using: str) -> dict[str, str]:
+    # The columns of a new answer read from the rows it is checked against; every other column
+    # is a parameter (``new_row``). The key is read by this statement, so it is the one
+    # committed before it started (after the lock).
+    return {
         "attempt_id": f"a.{column(Attempt, 'id', using)}",
         "question_id": f"c.{column(Choice, 'question_id', using)}",
         "choice_id": f"c.{column(Choice, 'id', using)}",
         "is_correct": f"c.{column(Choice, 'is_correct', using)}",
-        "language": "%s",
-        "answered_at": "%s",
     }
+
+
+@cache
+def _answer_insert_sql(using: str, at_position: bool) -> str:
+    from_rows = _answer_from_rows(using)
+    names = inserted_names(Answer)
     position = f" AND q.{column(Question, 'position', using)} = %s" if at_position else ""
     return (
-        f"INSERT INTO {table(Answer, using)} ({', '.join(column(Answer, name, using) for name in values)}) "
-        f"SELECT {', '.join(values.values())} FROM {table(Choice, using)} c "
+        f"INSERT INTO {table(Answer, using)} ({', '.join(column(Answer, name, using) for name in names)}) "
+        f"SELECT {', '.join(from_rows.get(name, '%s') for name in names)} FROM {table(Choice, using)} c "
         f"JOIN {table(Question, using)} q "
         f"ON q.{column(Question, 'id', using)} = c.{column(Choice, 'question_id', using)} "
         f"JOIN {table(Attempt, using)} a "
@@ -139,6 +145,13 @@ def _answer_insert_sql(using: str, at_position: bool) -> str:
         f"AND a.{column(Attempt, 'state', using)} = %s "
         f"RETURNING {', '.join(column(Answer, name, using) for name in ANSWER_ROW_NAMES)}"
     )
+
+
+def _answer_parameters(language: str, using: str) -> list:
+    """The values of a new answer's columns that are not read from the rows, in column order."""
+    from_rows = _answer_from_rows(using)
+    row = new_row(Answer, {**dict.fromkeys(from_rows), "language": language})
+    return adapted([value for name, value in row.items() if name not in from_rows], using)
 
 
 def answer_write(
@@ -167,8 +180,7 @@ def answer_write(
     the busiest write, in one round trip instead of four.
     """
     db = database(using)
-    answered_at = db.ops.adapt_datetimefield_value(timezone.now())
-    insert_params = [language, answered_at, choice_id, question_id, False, False]
+    insert_params = [*_answer_parameters(language, using), choice_id, question_id, False, False]
     insert_params += [position] if position is not None else []
     insert_params += [attempt_id, user_id, Attempt.State.IN_PROGRESS.value]
     statements = [
@@ -351,23 +363,13 @@ def _open_questions_sql(using: str) -> str:
 def attempt_insert(
     *, user_id: int, quiz_id: int, number: int, max_score: int, pass_mark: int, using: str = DEFAULT_DB_ALIAS
 ) -> Attempt | None:
-    """INSERT a new attempt in progress (``started_at`` set here, as auto_now_add would) and
-    return it; None, with nothing written, when a unique constraint refuses it (a second
+    """INSERT a new attempt in progress (its other columns as ``Model.save()`` would fill them)
+    and return it; None, with nothing written, when a unique constraint refuses it (a second
     attempt in progress, a taken number): no savepoint is needed around it in a transaction."""
     attempt = insert(
         Attempt,
-        {
-            "user_id": user_id,
-            "quiz_id": quiz_id,
-            "number": number,
-            "state": Attempt.State.IN_PROGRESS.value,
-            "started_at": timezone.now(),
-            "max_score": max_score,
-            "pass_mark": pass_mark,
-        },
+        {"user_id": user_id, "quiz_id": quiz_id, "number": number, "max_score": max_score, "pass_mark": pass_mark},
         conflict="ignore",
         using=using,
     )
-    if attempt is not None:
-        attempt.finished_at = attempt.score = None
     return attempt

@@ -562,3 +562,36 @@ def test_with_server_side_binding_a_transactions_reads_go_one_by_one(student, qu
     assert enrolled is True
     sent = [query["sql"] for query in queries.captured_queries if "SAVEPOINT" not in query["sql"]]
     assert len(sent) == 3 and not any("; " in sql for sql in sent)
+
+
+# Every fixed INSERT writes every column --------------------------------------------------------
+
+
+def _inserted_columns(sql_text: str) -> list[str]:
+    listed = sql_text.split("(", 1)[1].split(")", 1)[0]
+    return [name.strip().strip('"`') for name in listed.split(",")]
+
+
+def _model_columns(model) -> list[str]:
+    return [field.column for field in model._meta.concrete_fields if not field.primary_key]
+
+
+@pytest.mark.parametrize("at_position", [False, True])
+def test_the_answer_insert_writes_every_concrete_column_of_answer(at_position):
+    from quizzes.attempts.statements import _answer_insert_sql
+
+    assert _inserted_columns(_answer_insert_sql("default", at_position)) == _model_columns(Answer)
+
+
+@pytest.mark.parametrize("conflict", ["raise", "ignore"])
+def test_the_generic_insert_writes_every_concrete_column(conflict):
+    assert _inserted_columns(sql._insert_sql(Attempt, "default", conflict)) == _model_columns(Attempt)
+
+
+def test_a_new_row_fills_what_save_would_and_refuses_a_missing_value():
+    row = sql.new_row(Attempt, {"user_id": 1, "quiz_id": 2, "number": 1, "max_score": 3, "pass_mark": 50})
+    assert tuple(row) == sql.inserted_names(Attempt)
+    assert (row["state"], row["score"], row["finished_at"]) == (Attempt.State.IN_PROGRESS, None, None)
+    assert row["started_at"] is not None
+    with pytest.raises(ValueError, match="max_score"):
+        sql.new_row(Attempt, {"user_id": 1, "quiz_id": 2, "number": 1, "pass_mark": 50})
