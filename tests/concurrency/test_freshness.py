@@ -31,7 +31,15 @@ from psycopg import sql
 
 from tests.admin_forms import admin_url, form_data
 from tests.concurrency import admin_connect, admin_params
-from tests.concurrency.conftest import FIXTURE_FILES, PROJECT_DIR, STARTUP_TIMEOUT, LiveApi, _free_port, _manage
+from tests.concurrency.conftest import (
+    FIXTURE_FILES,
+    PROJECT_DIR,
+    STARTUP_TIMEOUT,
+    LiveApi,
+    RaceDatabase,
+    _free_port,
+    _manage,
+)
 
 WORKERS = 3
 FRESH_WITHIN = 2.0  # seconds from the end of an edit
@@ -161,14 +169,10 @@ def site(tmp_path_factory):
         command += ["--access-logformat", "%(p)s %(q)s"]  # "<pid> probe=..."
         with error_log.open("ab") as log:  # Django's errors too (to stderr)
             process = subprocess.Popen(command, cwd=PROJECT_DIR, env=env, stdout=log, stderr=log)
-        server = LiveApi(
-            url=f"http://127.0.0.1:{port}",
-            dbname=dbname or "",
-            process=process,
-            log_path=error_log,
-            tokens={"fresh-student": setup["token"]},
-            quizzes={},
+        database = RaceDatabase(
+            dbname=dbname or "", env=env, tokens={"fresh-student": setup["token"]}, sessions={}, quizzes={}
         )
+        server = LiveApi(url=f"http://127.0.0.1:{port}", database=database, process=process, log_path=error_log)
         if server.wait_healthy(setup["token"], within=STARTUP_TIMEOUT) is None or server.wait_workers(WORKERS) is None:
             raise RuntimeError(f"gunicorn did not come up:\n{server.log_since(0)[-4000:]}")
         yield Site(server, env, access_log, setup)
