@@ -256,11 +256,76 @@ def outsider(content):
     return UserFactory(username="outsider-1")
 
 
-def pytest_terminal_summary(terminalreporter):
+# Running in parallel (pytest-xdist, ``--dist loadgroup`` in `make test`) ----------------
+#
+# Each worker process has its own test database (pytest-django: test_<name>_gw0, ...), its
+# own live server, temporary directories and free ports, so most tests go to whichever
+# worker is free. These share something costly or global and run on one worker, one after
+# the other (an xdist_group):
+# - "live_api": the session's gunicorn on its own PostgreSQL database (tests/concurrency),
+#   set up once instead of once per worker;
+# - "redis": the tests that start gunicorn servers on the local Redis or script it
+#   (tests/common/test_throttling.py, tests/concurrency/test_two_servers.py): one of them
+#   empties Redis' script cache, which is server-wide whatever the db number, and two
+#   fleets of gunicorn starting at once on two cores would slow each other past their
+#   start-up deadlines.
+XDIST_GROUPS = {"live_api": "live_api", "gunicorn_servers": "redis", "two_servers": "redis"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(items):
+    for item in items:
+        fixtures = getattr(item, "fixturenames", ())
+        group = next((group for fixture, group in XDIST_GROUPS.items() if fixture in fixtures), None)
+        if group is not None and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+# The figures and the fault report, once for the whole run ---------------------------
+#
+# `make test` runs the suite in several processes (pytest-xdist): each worker counts the
+# figures (tests/figures.py) and collects the fault-injection lines (tests/concurrency)
+# of its own tests and hands them to the controller as it ends; the controller adds them
+# up, prints them and writes artifacts/integrity-figures-<database>.json once. Run in one
+# process (-n 0, or without xdist), that process does all of it.
+
+
+def _in_xdist_worker(config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def pytest_sessionfinish(session):
+    if _in_xdist_worker(session.config):
+        from tests import figures
+        from tests.concurrency import FAULT_REPORT
+
+        session.config.workeroutput["figures"] = figures.snapshot()
+        session.config.workeroutput["fault_report"] = list(FAULT_REPORT)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """In the controller: a worker has ended; its figures join those of the others."""
+    from tests import figures
+    from tests.concurrency import FAULT_REPORT
+
+    output = getattr(node, "workeroutput", None) or {}
+    figures.merge(output.get("figures", {}))
+    FAULT_REPORT.extend(output.get("fault_report", []))
+
+
+def pytest_terminal_summary(terminalreporter, config):
     from django.db import connection
 
     from tests import figures
+    from tests.concurrency import FAULT_REPORT
 
+    if _in_xdist_worker(config):
+        return  # the controller reports for every worker
+    if FAULT_REPORT:
+        terminalreporter.section("fault injection")
+        for line in FAULT_REPORT:
+            terminalreporter.write_line(line)
     if not figures.snapshot():
         return
     path = figures.write_report(connection.vendor)

@@ -24,7 +24,7 @@ import pytest
 import requests
 from psycopg import sql
 
-from tests.concurrency import FAULT_REPORT, WORKERS, admin_connect, admin_params
+from tests.concurrency import WORKERS, admin_connect, admin_params
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent.parent
 FIXTURE_FILES = sorted(str(path) for path in (PROJECT_DIR / "fixtures").glob("*.json"))
@@ -246,10 +246,3 @@ def live_api(tmp_path_factory):
                 process.wait(timeout=5)
         with admin_connect() as admin:
             admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(dbname)))
-
-
-def pytest_terminal_summary(terminalreporter):
-    if FAULT_REPORT:
-        terminalreporter.section("fault injection")
-        for line in FAULT_REPORT:
-            terminalreporter.write_line(line)
