@@ -9,7 +9,7 @@ from django.test import Client
 
 from quizzes.attempts.services import attempt_start
 from quizzes.models import Quiz
-from tests.conftest import load_fixtures
+from tests.conftest import content_load
 from tests.factories import EnrollmentFactory, UserFactory
 
 QUIZ = "gradient-checkpointing"
@@ -37,7 +37,7 @@ def _session_cookie(user, live_server) -> dict:
 
 
 def test_pages_load_without_csp_violations_in_chromium(browser, live_server, transactional_db):
-    load_fixtures()
+    content_load()
     quiz = Quiz.objects.get(slug=QUIZ)
     student = UserFactory(username="csp-student")
     EnrollmentFactory(user=student, course=quiz.course)

@@ -27,7 +27,8 @@ from psycopg import sql
 from quizzes.content.cache import VERSION_RECHECK
 from tests.concurrency import admin_connect, admin_params, requires_postgresql
 
-pytestmark = requires_postgresql
+# On one xdist worker with the other tests on Redis (tests/conftest.py).
+pytestmark = [requires_postgresql, pytest.mark.xdist_group("redis")]
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent.parent
 FIXTURE_FILES = sorted(str(path) for path in (PROJECT_DIR / "fixtures").glob("*.json"))
