@@ -31,10 +31,14 @@ run: setup
 
 # The whole suite on SQLite, then on PostgreSQL too when DATABASE_URL points to one.
 # The browser tests (pages, not queries) run in the SQLite pass only: every machine has it.
+# Each pass runs in one process per core (pytest-xdist; PYTEST_WORKERS=0: in one process);
+# tests that share a server are kept on one worker (xdist_group, tests/conftest.py).
+PYTEST_WORKERS ?= auto
+PYTEST_XDIST := -n $(PYTEST_WORKERS) --dist loadgroup
 test: install
-	DATABASE_URL= $(PY) -m pytest $(PYTEST_ARGS)
+	DATABASE_URL= $(PY) -m pytest $(PYTEST_XDIST) $(PYTEST_ARGS)
 	@case "$$DATABASE_URL" in \
-	  postgres*) echo "== PostgreSQL: $$DATABASE_URL"; $(PY) -m pytest --ignore=tests/browser $(PYTEST_ARGS) ;; \
+	  postgres*) echo "== PostgreSQL: $$DATABASE_URL"; $(PY) -m pytest --ignore=tests/browser $(PYTEST_XDIST) $(PYTEST_ARGS) ;; \
 	  *) echo "== PostgreSQL run skipped: DATABASE_URL does not point to PostgreSQL" ;; \
 	esac
 

@@ -1,17 +1,25 @@
 """Shared fixtures: the seed content, and a student and an editor."""
 
+import copy
 import json
 from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from django.core.management.color import no_style
+from django.db import connection, models, transaction
+from django.db.models.base import ModelState
+from django.db.models.signals import post_save
 from django.template.backends import jinja2 as jinja2_backend
 from django.test.signals import template_rendered
 from django.utils import translation
 
 from quizzes.accounts.roles import CONTENT_EDITORS, TEACHERS, staff_groups_ensure
-from quizzes.models import Course, Quiz
+from quizzes.models import Choice, Course, Question, Quiz
 from tests.factories import EnrollmentFactory, UserFactory
+
+# xdist_group marks honoured with pytest 9.2 (see there, and "Running in parallel" below).
+pytest_plugins = ["tests.xdist_groups"]
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 FIXTURES_DIR = PROJECT_DIR / "fixtures"
@@ -54,6 +62,63 @@ def load_fixtures() -> None:
     call_command("loaddata", *(str(path) for path in FIXTURE_FILES), verbosity=0)
 
 
+# The saves loaddata made the first time in this process, in its order: (model, column values).
+_fixture_saves: list[tuple[type[models.Model], dict]] = []
+CONTENT_MODELS = (Course, Quiz, Question, Choice)
+
+
+def content_load() -> None:
+    """Every fixture loaded, as ``load_fixtures()`` does, in a tenth of the time (the
+    ``content`` fixture of a thousand tests).
+
+    The first time in this process it is loaddata, whose saves are recorded. After that, into
+    a database without content (each test's: rolled back or flushed after the test), the same
+    saves again: the same rows, primary keys included, saved as loaddata saves them
+    (``Model.save_base(raw=True)``, so the same signals reach the content cache), and the same
+    sequence reset. What is left out is loaddata's lookup of every object and parent by natural
+    key, which finds nothing in an empty database. With content there already, loaddata.
+    """
+    if any(model._base_manager.exists() for model in CONTENT_MODELS):
+        load_fixtures()
+    elif _fixture_saves:
+        _fixture_saves_repeated()
+    else:
+        saves = []
+
+        def record(sender, instance, raw, **kwargs):
+            if raw:
+                values = {field.attname: instance.__dict__[field.attname] for field in sender._meta.concrete_fields}
+                saves.append((sender, copy.deepcopy(values)))
+
+        post_save.connect(record, weak=False, dispatch_uid="tests_fixture_saves")
+        try:
+            load_fixtures()
+        finally:
+            post_save.disconnect(dispatch_uid="tests_fixture_saves")
+        if {model for model, _values in saves} == set(CONTENT_MODELS):
+            _fixture_saves.extend(saves)
+
+
+def _fixture_saves_repeated() -> None:
+    saved: dict[tuple[type, object], models.Model] = {}
+    with transaction.atomic():
+        for model, values in _fixture_saves:
+            instance = model.__new__(model)
+            instance.__dict__.update(copy.deepcopy(values))
+            instance._state = ModelState()
+            # Its parents are the instances saved before it (a choice's question), as when it
+            # is made with them: a signal receiver reads them instead of querying them.
+            for field in model._meta.concrete_fields:
+                parent = saved.get((field.related_model, values[field.attname])) if field.is_relation else None
+                if parent is not None:
+                    instance._state.fields_cache[field.name] = parent
+            models.Model.save_base(instance, raw=True, force_insert=True)
+            saved[(model, instance.pk)] = instance
+        with connection.cursor() as cursor:
+            for statement in connection.ops.sequence_reset_sql(no_style(), CONTENT_MODELS):
+                cursor.execute(statement)
+
+
 def fixture_records(model: str) -> list[dict]:
     """The fixture objects of ``model`` ("quizzes.question"...), as in the JSON files."""
     records = []
@@ -65,7 +130,7 @@ def fixture_records(model: str) -> list[dict]:
 @pytest.fixture
 def content(db) -> dict[str, Quiz]:
     """Every fixture loaded; the quizzes by slug."""
-    load_fixtures()
+    content_load()
     return {quiz.slug: quiz for quiz in Quiz.objects.all()}
 
 
@@ -256,11 +321,74 @@ def outsider(content):
     return UserFactory(username="outsider-1")
 
 
-def pytest_terminal_summary(terminalreporter):
+# Running in parallel (pytest-xdist, ``--dist loadgroup`` in `make test`) ----------------
+#
+# Each worker process has its own test database (pytest-django: test_<name>_gw0, ...), live
+# server, temporary directories, free ports and local-memory cache, so most tests go to
+# whichever worker is free. Tests marked with the same ``xdist_group`` run on one worker,
+# one after the other:
+# - "concurrency": every test in tests/concurrency/ not in another group (set here). Their
+#   races take 50 database connections each: two at once would pass PostgreSQL's 100. And
+#   the session's live gunicorn on a database of its own (tests/concurrency/conftest.py)
+#   is set up once, not once per worker.
+# - "redis": the tests on the local Redis server (tests/common/test_throttling.py,
+#   tests/concurrency/test_two_servers.py): one empties Redis' script cache, which is
+#   server-wide whatever the db number, while others count on a script being loaded.
+CONCURRENCY_DIR = Path(__file__).resolve().parent / "concurrency"
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None and CONCURRENCY_DIR in Path(item.path).parents:
+            item.add_marker(pytest.mark.xdist_group("concurrency"))
+
+
+# The figures and the fault report, once for the whole run ---------------------------
+#
+# `make test` runs the suite in several processes (pytest-xdist): each worker counts the
+# figures (tests/figures.py) and collects the fault-injection lines (tests/concurrency)
+# of its own tests and hands them to the controller as it ends; the controller adds them
+# up, prints them and writes artifacts/integrity-figures-<database>.json once. Run in one
+# process (-n 0, or without xdist), that process does all of it.
+
+
+def _in_xdist_worker(config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def pytest_sessionfinish(session):
+    if _in_xdist_worker(session.config):
+        from tests import figures
+        from tests.concurrency import FAULT_REPORT
+
+        session.config.workeroutput["figures"] = figures.snapshot()
+        session.config.workeroutput["fault_report"] = list(FAULT_REPORT)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """In the controller: a worker has ended; its figures join those of the others."""
+    from tests import figures
+    from tests.concurrency import FAULT_REPORT
+
+    output = getattr(node, "workeroutput", None) or {}
+    figures.merge(output.get("figures", {}))
+    FAULT_REPORT.extend(output.get("fault_report", []))
+
+
+def pytest_terminal_summary(terminalreporter, config):
     from django.db import connection
 
     from tests import figures
+    from tests.concurrency import FAULT_REPORT
 
+    if _in_xdist_worker(config):
+        return  # the controller reports for every worker
+    if FAULT_REPORT:
+        terminalreporter.section("fault injection")
+        for line in FAULT_REPORT:
+            terminalreporter.write_line(line)
     if not figures.snapshot():
         return
     path = figures.write_report(connection.vendor)

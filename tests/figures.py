@@ -2,7 +2,10 @@
 scenarios survived, access-matrix cells checked.
 
 Tests add to them with ``add(name, amount)``; at the end of the run pytest
-prints them and writes ``artifacts/integrity-figures.json`` (see README).
+prints them and writes ``artifacts/integrity-figures-<database>.json`` (see README).
+Run in parallel (pytest-xdist), each worker process counts its own tests'; the
+controller adds up what every worker hands back (``merge``) and writes the file
+once (tests/conftest.py).
 """
 
 import json
@@ -16,6 +19,11 @@ _figures: Counter = Counter()
 
 def add(name: str, amount: int = 1) -> None:
     _figures[name] += amount
+
+
+def merge(counts: dict[str, int]) -> None:
+    """Add another process's figures (a worker's ``snapshot()``) to these."""
+    _figures.update(counts)
 
 
 def snapshot() -> dict[str, int]:

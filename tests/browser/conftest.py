@@ -14,13 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
 
 from quizzes.accounts.roles import CONTENT_EDITORS, staff_groups_ensure
 from quizzes.enrollment.services import enrollment_create
 from quizzes.models import Course, Question
 from tests.browser import BROWSER_MISSING, chromium
-from tests.conftest import FIXTURE_FILES, SEEDS_DIR
+from tests.conftest import SEEDS_DIR, content_load
 from tests.factories import DEFAULT_PASSWORD, UserFactory
 
 BROWSER_DIR = Path(__file__).resolve().parent
@@ -118,7 +117,7 @@ def page(new_page):
 @pytest.fixture
 def content(transactional_db, live_server):
     """All the fixture content, in the database the live server reads."""
-    call_command("loaddata", *(str(path) for path in FIXTURE_FILES), verbosity=0)
+    content_load()
     return Course.objects.get(slug=COURSE_SLUG)
 
 

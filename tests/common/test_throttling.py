@@ -3,6 +3,7 @@
 import json
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -204,6 +205,9 @@ def test_unsent_counts_keep_a_bounded_number_of_keys(clock):
 REDIS_HOST, REDIS_PORT, REDIS_DB = "127.0.0.1", 6379, int(os.environ.get("TEST_REDIS_DB", "9"))
 REDIS_URL = f"redis://{REDIS_HOST}:{REDIS_PORT}/{REDIS_DB}"
 RATE = 10
+# Run in parallel (make test), the tests on Redis run on one worker, one after the other: one
+# empties Redis' script cache (server-wide), others count on the script being loaded (tests/conftest.py).
+on_redis = pytest.mark.xdist_group("redis")
 
 
 def _redis_reachable() -> bool:
@@ -256,32 +260,45 @@ def _delete_prefixed(prefix: str) -> None:
         client.delete(*keys)
 
 
+@pytest.fixture(scope="module")
+def throttled_database(tmp_path_factory) -> tuple[Path, str]:
+    """A migrated SQLite database with a user and its API token, made once (one Django process):
+    each test's servers get a copy of their own."""
+    work = tmp_path_factory.mktemp("throttled")
+    make = (
+        "from django.contrib.auth import get_user_model; from django.core.management import call_command; "
+        "from rest_framework.authtoken.models import Token; call_command('migrate', interactive=False, verbosity=0); "
+        "print(Token.objects.create(user=get_user_model().objects.create_user('throttled')).key)"
+    )
+    prefix = f"test-throttle-{secrets.token_hex(6)}"
+    try:
+        token = subprocess.run(
+            [sys.executable, "manage.py", "shell", "-v0", "-c", make],
+            cwd=PROJECT_DIR,
+            env=_production_env(work, prefix),
+            check=True,
+            timeout=120,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    finally:
+        _delete_prefixed(prefix)
+    return work / "db.sqlite3", token
+
+
 @pytest.fixture
 def gunicorn_servers(request, tmp_path):
     """Two gunicorn servers (two workers each) on one fresh SQLite database and one Redis; a token.
     The share of the rate each worker may hold back is the test's parameter, else the default."""
     if not _redis_reachable():
         pytest.skip(f"needs Redis at {REDIS_HOST}:{REDIS_PORT}")
+    database, token = request.getfixturevalue("throttled_database")
     prefix = f"test-throttle-{secrets.token_hex(6)}"
     env = _production_env(tmp_path, prefix)
+    shutil.copyfile(database, tmp_path / "db.sqlite3")
     env.update(DJANGO_API_THROTTLE_USER=f"{RATE}/min", DJANGO_API_THROTTLE_ANON="1000/min")
     if hasattr(request, "param"):
         env["DJANGO_API_THROTTLE_LOCAL_SHARE"] = request.param
-    manage = [sys.executable, "manage.py"]
-    subprocess.run([*manage, "migrate", "--noinput", "-v0"], cwd=PROJECT_DIR, env=env, check=True, timeout=60)
-    create_token = (
-        "from django.contrib.auth import get_user_model; from rest_framework.authtoken.models import Token; "
-        "print(Token.objects.create(user=get_user_model().objects.create_user('throttled')).key)"
-    )
-    token = subprocess.run(
-        [*manage, "shell", "-v0", "-c", create_token],
-        cwd=PROJECT_DIR,
-        env=env,
-        check=True,
-        timeout=60,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
 
     servers, urls = [], []
     try:
@@ -311,6 +328,7 @@ def gunicorn_servers(request, tmp_path):
         _delete_prefixed(prefix)
 
 
+@on_redis
 def test_user_rate_holds_across_servers_and_workers(gunicorn_servers):
     urls, token = gunicorn_servers
     targets = [f"{urls[number % 2]}/api/v1/progress/" for number in range(RATE + 8)]
@@ -332,6 +350,7 @@ def test_user_rate_holds_across_servers_and_workers(gunicorn_servers):
     assert _request(f"{urls[1]}/api/v1/progress/", token)[0] == 429
 
 
+@on_redis
 @pytest.mark.parametrize("gunicorn_servers", ["0.2"], indirect=True)
 def test_user_rate_holds_within_each_workers_slack_across_servers(gunicorn_servers):
     """Each of the four workers may hold back a fifth of the rate (slack 2): at most
@@ -346,6 +365,7 @@ def test_user_rate_holds_within_each_workers_slack_across_servers(gunicorn_serve
     assert statuses.count(429) == len(targets) - statuses.count(200)
 
 
+@on_redis
 def test_with_redis_url_the_cache_is_django_redis_and_a_count_one_command(tmp_path):
     """Production settings with REDIS_URL: django-redis for the cache and the sessions read
     through it, and a throttle's count (the first of a window included) one Redis command."""
@@ -399,6 +419,7 @@ def redis_counter(settings):
     _delete_prefixed(prefix)
 
 
+@on_redis
 def test_window_counter_on_redis_counts_atomically_in_one_round_trip(redis_counter, monkeypatch):
     """On Redis a count is one command, a Lua script, still atomic across threads, with the
     window starting at the first event."""

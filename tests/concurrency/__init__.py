@@ -26,7 +26,8 @@ requires_postgresql = pytest.mark.skipif(
 
 RACERS = 50
 WORKERS = 4  # gunicorn workers of the live server
-# Fault-injection outcomes (kills, 5xx seen, recovery), printed at the end of the run by conftest.py.
+# Fault-injection outcomes (kills, 5xx seen, recovery), printed at the end of the run by tests/conftest.py
+# (which gathers them from every xdist worker).
 FAULT_REPORT: list[str] = []
 THREAD_TIMEOUT = 60.0
 HTTP_TIMEOUT = 15.0

@@ -35,7 +35,7 @@ import requests
 from psycopg import sql
 
 from tests import pgbouncer as pgbouncer_process
-from tests.concurrency import FAULT_REPORT, WORKERS, admin_connect, admin_params
+from tests.concurrency import WORKERS, admin_connect, admin_params
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent.parent
 FIXTURE_FILES = sorted(str(path) for path in (PROJECT_DIR / "fixtures").glob("*.json"))
@@ -316,10 +316,3 @@ def live_api_pgbouncer(race_database, pgbouncer, tmp_path_factory):
     env = {"DATABASE_URL": database_url, "DJANGO_SETTINGS_MODULE": "tests.concurrency.live_settings"}
     with serving(race_database, log_path, env=env, threads=2) as server:
         yield server
-
-
-def pytest_terminal_summary(terminalreporter):
-    if FAULT_REPORT:
-        terminalreporter.section("fault injection")
-        for line in FAULT_REPORT:
-            terminalreporter.write_line(line)

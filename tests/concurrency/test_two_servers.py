@@ -5,7 +5,8 @@ click to both at once. Every answer here is sent to both servers at the same
 moment: exactly one records it (201), the other returns the same feedback
 (200), and the database holds one row per (attempt, question), none lost.
 And the quiz content cached in Redis follows an edit on both servers at once.
-PostgreSQL only (the row locks are what is tested); Redis db 14.
+PostgreSQL only (the row locks are what is tested); Redis db 14 (or TEST_REDIS_DB), keys under
+a prefix of this module's own, deleted at the end.
 """
 
 import json
@@ -26,11 +27,12 @@ from psycopg import sql
 from quizzes.content.cache import VERSION_RECHECK
 from tests.concurrency import admin_connect, admin_params, requires_postgresql
 
-pytestmark = requires_postgresql
+# On one xdist worker with the other tests on Redis (tests/conftest.py).
+pytestmark = [requires_postgresql, pytest.mark.xdist_group("redis")]
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent.parent
 FIXTURE_FILES = sorted(str(path) for path in (PROJECT_DIR / "fixtures").glob("*.json"))
-REDIS_URL = "redis://127.0.0.1:6379/14"
+REDIS_URL = f"redis://127.0.0.1:6379/{os.environ.get('TEST_REDIS_DB', '14')}"
 STUDENTS = 12
 GC = "gradient-checkpointing"
 

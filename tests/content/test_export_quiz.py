@@ -19,6 +19,7 @@ SEEDS = [
     ("003_eecdd2a81399f9d5.txt", "activation-recomputation-tradeoffs", "en"),
 ]
 SHARED_SEEDS_DIR = PROJECT_DIR.parent / "shared" / "seeds"
+MANAGE = [sys.executable, str(PROJECT_DIR / "manage.py")]
 
 
 def export(slug: str, language: str) -> str:
@@ -75,23 +76,32 @@ def test_text_with_a_line_break_is_refused():
         export("gradient-checkpointing", "en")
 
 
-@pytest.mark.parametrize(("filename", "slug", "language"), [SEEDS[0], SEEDS[1]])
-def test_command_line_prints_the_exact_bytes(tmp_path, filename, slug, language):
-    """The real command, in a process of its own with a plain C locale, as a user runs it."""
+@pytest.fixture(scope="module")
+def command_line_env(tmp_path_factory) -> dict[str, str]:
+    """A process environment with a plain C locale, on a database migrated and loaded once by
+    the real commands (export_quiz only reads it)."""
     env = {
         "PATH": os.environ.get("PATH", ""),
         "LANG": "C",
         "LC_ALL": "C",
         "DJANGO_SETTINGS_MODULE": "lms.settings_test",
-        "DATABASE_URL": f"sqlite:///{tmp_path / 'cli.sqlite3'}",
+        "DATABASE_URL": f"sqlite:///{tmp_path_factory.mktemp('cli') / 'cli.sqlite3'}",
     }
-    manage = [sys.executable, str(PROJECT_DIR / "manage.py")]
-    subprocess.run([*manage, "migrate", "--noinput", "-v0"], env=env, check=True, cwd=PROJECT_DIR)
+    subprocess.run([*MANAGE, "migrate", "--noinput", "-v0"], env=env, check=True, cwd=PROJECT_DIR)
     fixtures = sorted(str(path) for path in (PROJECT_DIR / "fixtures").glob("*.json"))
-    subprocess.run([*manage, "loaddata", "-v0", *fixtures], env=env, check=True, cwd=PROJECT_DIR)
+    subprocess.run([*MANAGE, "loaddata", "-v0", *fixtures], env=env, check=True, cwd=PROJECT_DIR)
+    return env
 
+
+@pytest.mark.xdist_group("export-command-line")  # one xdist worker: the database is made once
+@pytest.mark.parametrize(("filename", "slug", "language"), [SEEDS[0], SEEDS[1]])
+def test_command_line_prints_the_exact_bytes(command_line_env, filename, slug, language):
+    """The real command, in a process of its own with a plain C locale, as a user runs it."""
     result = subprocess.run(
-        [*manage, "export_quiz", slug, "--language", language], env=env, capture_output=True, cwd=PROJECT_DIR
+        [*MANAGE, "export_quiz", slug, "--language", language],
+        env=command_line_env,
+        capture_output=True,
+        cwd=PROJECT_DIR,
     )
 
     assert result.returncode == 0, result.stderr
