@@ -48,12 +48,14 @@ def main(argv: list[str]) -> int:
         subprocess.run(["git", "worktree", "add", "--detach", "-q", str(tree), revision], cwd=bench.PROJECT, check=True)
         servers = {}
         try:
-            # The revision's pages need its own static files' manifest.
-            subprocess.run([bench.PY, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=tree, env=env, check=True)
-            servers["working tree"] = (bench.start_server(bench.PORT, env), bench.PORT)
             revision_env = {**env, **extra_env(os.environ.get("BENCH_AB_REV_ENV", ""))}
             if not (tree / "benchmarks" / "settings.py").exists():
                 revision_env["DJANGO_SETTINGS_MODULE"] = "lms.settings"  # it mounts the ceiling itself
+            # The revision's pages need its own static files' manifest.
+            subprocess.run(
+                [bench.PY, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=tree, env=revision_env, check=True
+            )
+            servers["working tree"] = (bench.start_server(bench.PORT, env), bench.PORT)
             servers[revision] = (bench.start_server(bench.PORT + 1, revision_env, cwd=tree), bench.PORT + 1)
             compare(wrk_path, servers, mode)
         finally:
