@@ -221,6 +221,20 @@ def for_update(using: str = DEFAULT_DB_ALIAS) -> str:
     return " FOR UPDATE" if connections[using].features.has_select_for_update else ""
 
 
+def for_key_share(alias: str, using: str = DEFAULT_DB_ALIAS) -> str:
+    """A key-share lock on the rows read from ``alias`` (PostgreSQL): the lock a foreign key's
+    check takes on the row it names, which only a ``FOR UPDATE`` or a DELETE waits for."""
+    return f" FOR KEY SHARE OF {alias}" if connections[using].vendor == "postgresql" else ""
+
+
+def json_array_has(array: str, value: str, using: str = DEFAULT_DB_ALIAS) -> str:
+    """A condition: the JSON array column ``array`` holds the number ``value`` (SQL expressions)."""
+    if connections[using].vendor == "postgresql":
+        # jsonb containment: an array contains a scalar it holds.
+        return f"{array} @> to_jsonb({value})"
+    return f"EXISTS (SELECT 1 FROM json_each({array}) WHERE json_each.value = {value})"
+
+
 def in_one_message(db) -> bool:
     """Whether a transaction can travel as one message (``_many_per_message``), outside any
     transaction."""

@@ -6,6 +6,8 @@ fallback. Records (Enrollment, Attempt, Answer) are written only through
 services.py, and the invariants they rely on are database constraints.
 """
 
+import secrets
+
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
@@ -13,6 +15,10 @@ from django.utils.translation import gettext_lazy as _
 
 from quizzes.attempts import grading
 from quizzes.managers import ChoiceManager, CourseManager, QuestionManager, QuizManager
+
+
+def new_token() -> int:
+    return secrets.randbits(63)
 
 
 def _english_present(field: str) -> Q:
@@ -134,6 +140,21 @@ class Quiz(models.Model):
     is_published = models.BooleanField(
         _("published"), default=False, help_text=_("Only published quizzes are shown to students.")
     )
+    # The layout of each attempt (quizzes/attempts/layout.py): off by default, so that a teacher
+    # leading a class through a quiz has one order for everyone.
+    shuffle_questions = models.BooleanField(
+        _("shuffle questions"), default=False, help_text=_("Each attempt asks the questions in its own order.")
+    )
+    shuffle_choices = models.BooleanField(
+        _("shuffle choices"),
+        default=False,
+        help_text=_("Each attempt shows the choices in its own order, except where a question keeps its order."),
+    )
+    questions_per_attempt = models.PositiveSmallIntegerField(
+        _("questions per attempt"),
+        default=0,
+        help_text=_("Ask this many of the quiz's questions, drawn at random for each attempt; 0 asks them all."),
+    )
     # What each translation was written against: "<column>" (``text_ur``,
     # ``text_ind``) -> hash of the English text then (quizzes/content/translation_status.py).
     translation_sources = models.JSONField(_("translation sources"), default=dict, blank=True, editable=False)
@@ -169,6 +190,17 @@ class Question(models.Model):
         _("archived"),
         default=False,
         help_text=_("Archived questions are no longer asked; the answers students gave stay on record."),
+    )
+    pool = models.SlugField(
+        _("pool"),
+        max_length=50,
+        blank=True,
+        help_text=_("A short tag. When the quiz draws from this pool, each attempt asks only the number drawn."),
+    )
+    keep_choice_order = models.BooleanField(
+        _("keep choice order"),
+        default=False,
+        help_text=_('Never shuffle this question\'s choices (for "all of the above").'),
     )
     # What each translation was written against: "<column>" (``text_ur``,
     # ``text_ind``) -> hash of the English text then (quizzes/content/translation_status.py).
@@ -230,6 +262,69 @@ class Choice(models.Model):
         return (*self.question.natural_key(), self.position)
 
     natural_key.dependencies = ["quizzes.question"]
+
+
+class PoolDraw(models.Model):
+    """ "N from pool P": each attempt asks ``count`` of the quiz's questions tagged ``pool``, drawn
+    at random (quizzes/attempts/layout.py)."""
+
+    quiz = models.ForeignKey(  # the lead of the unique (quiz, pool)
+        Quiz, on_delete=models.CASCADE, related_name="pool_draws", verbose_name=_("quiz"), db_index=False
+    )
+    pool = models.SlugField(_("pool"), max_length=50)
+    count = models.PositiveSmallIntegerField(_("questions drawn"))
+
+    class Meta:
+        ordering = ["quiz", "pool"]
+        verbose_name = _("pool draw")
+        verbose_name_plural = _("pool draws")
+        constraints = [
+            models.UniqueConstraint(fields=["quiz", "pool"], name="pooldraw_unique_pool_in_quiz"),
+            models.CheckConstraint(condition=Q(count__gte=1), name="pooldraw_count_positive"),
+        ]
+
+    def __str__(self):
+        return _("%(count)d from pool %(pool)s") % {"count": self.count, "pool": self.pool}
+
+
+class QuestionVersion(models.Model):
+    """What a question was, as students were shown it: its texts and its offered choices in
+    every language, and its key. Written only by ``quizzes.content.versions``.
+
+    Once an attempt's layout holds a version it never changes: an edit makes a new one (the
+    current one is the highest ``number``). ``texts`` holds the translated columns of the
+    question (``text_en``, ``explanation_ur``...), ``choices`` the offered choices in position
+    order (``id``, ``position``, ``text_en``...); ``revisions`` gives, for each language and
+    each text (``text``, ``explanation``, ``choice:<id>``), the number of the version that text
+    last changed in, as a student of that language read it (English where it is untranslated),
+    and under ``question`` the question's revision in that language: the latest of its texts.
+    """
+
+    question = models.ForeignKey(  # the lead of the unique (question, number)
+        Question, on_delete=models.CASCADE, related_name="versions", verbose_name=_("question"), db_index=False
+    )
+    number = models.PositiveSmallIntegerField(_("version"))
+    texts = models.JSONField(_("texts"))
+    choices = models.JSONField(_("choices"))
+    # A choice id, not a foreign key: the record stays whole if the choice is deleted.
+    correct_choice_id = models.BigIntegerField(_("correct choice"), null=True)
+    revisions = models.JSONField(_("translation revisions"))
+    # A random number, new whenever the row is written: what a cache holds it under, with its id,
+    # so that an id used again (another database, a rolled-back insert) never finds other texts.
+    token = models.BigIntegerField(default=new_token, editable=False)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["question", "number"]
+        verbose_name = _("question version")
+        verbose_name_plural = _("question versions")
+        constraints = [
+            models.UniqueConstraint(fields=["question", "number"], name="questionversion_unique_number"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="questionversion_number_positive"),
+        ]
+
+    def __str__(self):
+        return f"{self.question} v{self.number}"
 
 
 class QuizContentVersion(models.Model):
@@ -317,16 +412,49 @@ class Attempt(models.Model):
         return grading.passed(self.score, self.max_score, self.pass_mark)
 
 
+class AttemptQuestion(models.Model):
+    """One place in an attempt's layout, fixed when it starts (quizzes/attempts/layout.py): the
+    question asked there, the version shown, and the order of its choices (their ids)."""
+
+    attempt = models.ForeignKey(  # the lead of the unique (attempt, position)
+        Attempt, on_delete=models.CASCADE, related_name="layout", verbose_name=_("attempt"), db_index=False
+    )
+    position = models.PositiveSmallIntegerField(_("position"))
+    question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="+", verbose_name=_("question"))
+    version = models.ForeignKey(
+        QuestionVersion, on_delete=models.PROTECT, related_name="slots", verbose_name=_("version")
+    )
+    choice_order = models.JSONField(_("choice order"))
+
+    class Meta:
+        ordering = ["attempt", "position"]
+        verbose_name = _("attempt question")
+        verbose_name_plural = _("attempt questions")
+        constraints = [
+            models.UniqueConstraint(fields=["attempt", "position"], name="attemptquestion_unique_position"),
+            models.UniqueConstraint(fields=["attempt", "question"], name="attemptquestion_unique_question"),
+            models.CheckConstraint(condition=Q(position__gte=1), name="attemptquestion_position_positive"),
+        ]
+
+    def __str__(self):
+        return f"{self.attempt} · {self.position}"
+
+
 class Answer(models.Model):
     attempt = models.ForeignKey(  # the lead of the unique (attempt, question)
         Attempt, on_delete=models.CASCADE, related_name="answers", verbose_name=_("attempt"), db_index=False
     )
     question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="answers", verbose_name=_("question"))
     choice = models.ForeignKey(Choice, on_delete=models.PROTECT, related_name="answers", verbose_name=_("choice"))
-    # Copied when answered, from the choice's flag then. If an editor later
-    # changes which choice is correct, quizzes/attempts/regrade.py updates it
-    # (and the attempt's score); the feedback the student was shown stays on
-    # record in that change's Regrade row.
+    # The version shown (its texts, choices and key): the one the attempt's layout holds. With
+    # ``language`` it says which translation revision the student read (QuestionVersion.revisions).
+    version = models.ForeignKey(
+        QuestionVersion, on_delete=models.PROTECT, related_name="answers", verbose_name=_("version")
+    )
+    # Graded when answered, by the version's key. If an editor later changes
+    # which choice is correct, quizzes/attempts/regrade.py may update it (and
+    # the attempt's score); the feedback the student was shown stays on record
+    # in the version and in that change's Regrade row.
     is_correct = models.BooleanField(_("correct"))
     language = models.CharField(_("language"), max_length=10, choices=settings.LANGUAGES)
     answered_at = models.DateTimeField(_("answered at"), auto_now_add=True)
@@ -345,11 +473,10 @@ class Answer(models.Model):
 
     @property
     def feedback_question(self):
-        """The question its feedback (right choice, explanation) is read from: the quiz's
-        content snapshot of it (``content_question``, a ``quizzes.content.cache.ContentQuestion``)
-        when ``attempt_answer_submit`` attached one, else the row."""
-        question = getattr(self, "content_question", None)
-        return self.question if question is None else question
+        """The question its feedback (right choice, explanation) is read from: as the version
+        it records showed it (``content_question``, a ``quizzes.content.cache.ContentQuestion``,
+        which ``attempt_answer_submit`` and the attempt selectors attach)."""
+        return self.content_question
 
 
 class Regrade(models.Model):
@@ -396,6 +523,8 @@ class Regrade(models.Model):
     answers = models.JSONField(_("answers"), default=list)
     # [{"attempt", "user", "number", "old_score", "new_score", "max_score"}]
     attempts = models.JSONField(_("attempts"), default=list)
+    # The numbers of the question's versions whose answers it regraded.
+    versions = models.JSONField(_("versions regraded"), default=list)
 
     class Meta:
         ordering = ["-changed_at", "-pk"]

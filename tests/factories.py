@@ -8,7 +8,17 @@ import factory
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from quizzes.models import Answer, Attempt, Choice, Course, Enrollment, Question, Quiz
+from quizzes.models import (
+    Answer,
+    Attempt,
+    AttemptQuestion,
+    Choice,
+    Course,
+    Enrollment,
+    Question,
+    QuestionVersion,
+    Quiz,
+)
 
 DEFAULT_PASSWORD = "correct horse battery staple"
 
@@ -92,6 +102,50 @@ class AttemptFactory(factory.django.DjangoModelFactory):
             score=5,
         )
 
+    @factory.post_generation
+    def layout(attempt, create, extracted, **kwargs):
+        """The layout the service would draw unshuffled: the quiz's questions not archived, in
+        position order, each its current version (``layout=False``: none)."""
+        if create and extracted is not False:
+            for question in attempt.quiz.questions.filter(is_archived=False).order_by("position"):
+                slot_for(attempt, question)
+
+
+def current_version(question) -> QuestionVersion:
+    return QuestionVersion.objects.filter(question_id=question.pk).order_by("-number").first()
+
+
+def slot_for(attempt, question) -> AttemptQuestion:
+    """The place of ``question`` in ``attempt``'s layout, added at its end when it has none (an
+    attempt made by a factory has no layout), with the question's current version."""
+    slot = AttemptQuestion.objects.filter(attempt_id=attempt.pk, question_id=question.pk).first()
+    if slot is None:
+        version = current_version(question)
+        last = AttemptQuestion.objects.filter(attempt_id=attempt.pk).order_by("-position").first()
+        slot = AttemptQuestion.objects.create(
+            attempt_id=attempt.pk,
+            position=last.position + 1 if last else 1,
+            question_id=question.pk,
+            version=version,
+            choice_order=[choice["id"] for choice in version.choices],
+        )
+    return slot
+
+
+def answer_row(*, attempt, question, choice, is_correct, language="en", **fields) -> Answer:
+    """An unsaved answer as the service would record it: with the version of its place in the
+    attempt's layout (added by ``slot_for`` when missing). For tests that write answers directly."""
+    version = slot_for(attempt, question).version
+    return Answer(
+        attempt=attempt,
+        question=question,
+        choice=choice,
+        version=version,
+        is_correct=is_correct,
+        language=language,
+        **fields,
+    )
+
 
 class AnswerFactory(factory.django.DjangoModelFactory):
     class Meta:
@@ -102,3 +156,4 @@ class AnswerFactory(factory.django.DjangoModelFactory):
     choice = factory.SubFactory(ChoiceFactory, question=factory.SelfAttribute("..question"))
     is_correct = factory.SelfAttribute("choice.is_correct")
     language = "en"
+    version = factory.LazyAttribute(lambda answer: slot_for(answer.attempt, answer.question).version)

@@ -6,11 +6,15 @@ the same figures in the database instead, from the ORM half of ``quizzes.attempt
 where the two agree, the Python rule and the SQL rule agree.
 """
 
+from types import SimpleNamespace
+
 from django.db.models import OuterRef, Q, QuerySet, Subquery
 
 from quizzes.attempts import grading
+from quizzes.attempts.selectors import ShownQuestion
+from quizzes.content.cache import version_question
 from quizzes.content.selectors import open_questions_with_choices
-from quizzes.models import Attempt, Quiz
+from quizzes.models import Answer, Attempt, AttemptQuestion, Quiz
 
 
 def quiz_progress_oracle(*, user) -> QuerySet[Quiz]:
@@ -43,3 +47,28 @@ def student_quizzes_oracle(*, user) -> QuerySet[Quiz]:
 def quiz_detail_oracle(*, user) -> QuerySet[Quiz]:
     """``quiz_progress_oracle`` with every open question and choice, for ``QuizDetailSerializer``."""
     return quiz_progress_oracle(user=user).select_related("course").prefetch_related(open_questions_with_choices())
+
+
+def attempt_oracle(attempt_id: int) -> SimpleNamespace:
+    """An attempt as AttemptSerializer reads it, from the ORM rows (its layout, their versions,
+    its answers) instead of the fixed statement and the content cache: ``questions`` (each a
+    ShownQuestion) and ``answers``, with the attempt's other attributes."""
+    attempt = Attempt.objects.select_related("quiz").get(pk=attempt_id)
+    answers = {answer.question_id: answer for answer in Answer.objects.filter(attempt=attempt)}
+    questions = []
+    for slot in AttemptQuestion.objects.filter(attempt=attempt).select_related("version").order_by("position"):
+        question = version_question(slot.version, position=slot.position, choice_order=slot.choice_order)
+        answer = answers.get(slot.question_id)
+        if answer is not None:
+            answer.content_question = question
+        questions.append(ShownQuestion(question, answer))
+    fields = {field.attname: getattr(attempt, field.attname) for field in Attempt._meta.concrete_fields}
+    return SimpleNamespace(
+        **fields,
+        pk=attempt.pk,
+        quiz=attempt.quiz,
+        percent=attempt.percent,
+        passed=attempt.passed,
+        questions=questions,
+        answers=[item.answer for item in questions if item.answer is not None],
+    )

@@ -46,14 +46,14 @@ from quizzes.api.serializers import (
     QuizProgressSerializer,
 )
 from quizzes.attempts.selectors import student_courses, student_quizzes
-from quizzes.attempts.services import attempt_start
+from quizzes.attempts.services import attempt_finish, attempt_start
 from quizzes.content import cache as content_cache
-from quizzes.content.cache import quiz_content_invalidate
+from quizzes.content.cache import quiz_content_invalidate, version_question
 from quizzes.enrollment.services import enrollment_create
 from quizzes.models import Answer, Attempt, Choice, Question, Quiz
 from tests.api.conftest import token_client
-from tests.factories import AttemptFactory, CourseFactory, QuizFactory, UserFactory
-from tests.progress_oracle import progress_of, quiz_detail_oracle, student_quizzes_oracle
+from tests.factories import AttemptFactory, CourseFactory, QuizFactory, UserFactory, answer_row
+from tests.progress_oracle import attempt_oracle, progress_of, quiz_detail_oracle, student_quizzes_oracle
 
 GC = "gradient-checkpointing"
 QUESTION_BUDGET = 6  # a question page
@@ -67,7 +67,7 @@ API_ANSWER_RETRY = API_ANSWER + 1  # ... the INSERT refused by the unique constr
 DASHBOARD_BUDGET = 8  # the dashboard and the API's progress
 API_QUIZ_LIST = 2  # token's user, and the dashboard's statement (a page of a list needs no COUNT)
 OTHER_BUDGET = 8  # quiz page, result, resume
-COLD_CONTENT = 2  # questions and choices, when the cache has no current copy
+COLD_CONTENT = 3  # the questions and their current versions, and the layout's versions, when not held
 VERSION_READ = 1  # the quiz's version, once per VERSION_RECHECK seconds
 RECHECK = content_cache.VERSION_RECHECK
 
@@ -129,12 +129,11 @@ def add_history(user, quiz, finished_attempts: int = 5) -> None:
             max_score=len(questions),
         )
         Answer.objects.bulk_create(
-            Answer(
+            answer_row(
                 attempt=attempt,
                 question=question,
                 choice=question.choices.all()[number % 2],
                 is_correct=number % 2 == 0,
-                language="en",
             )
             for question in questions
         )
@@ -189,13 +188,12 @@ def attempt(student, content):
 
 def answer_directly(attempt, quiz, position: int, choice_position: int = 1) -> None:
     question = quiz.questions.get(position=position)
-    Answer.objects.create(
+    answer_row(
         attempt=attempt,
         question=question,
         choice=question.choices.get(position=choice_position),
         is_correct=choice_position == 1,
-        language="en",
-    )
+    ).save()
 
 
 class TestQuestionPage:
@@ -292,9 +290,12 @@ class TestAnswering:
         renders it from the rows. (tests/api/test_rendering.py: the renderer is the serializer.)"""
         response = token_client(student).post(f"/api/v1/quizzes/{GC}/attempts/", format="json")
         assert response.status_code == 201
-        attempt = Attempt.objects.get(pk=response.json()["id"])
+        attempt = attempt_oracle(response.json()["id"])
         assert response.json() == json.loads(json.dumps(AttemptSerializer(attempt).data))
         assert response.json()["answers"] == [] and response.json()["state"] == "in_progress"
+        assert [question["id"] for question in response.json()["questions"]] == list(
+            content[GC].questions.order_by("position").values_list("pk", flat=True)
+        )
 
     def test_api_feedback_from_the_cache_is_the_recorded_truth(self, student, content, attempt):
         """The cached content gives the same feedback as the rows: right choice, explanation, language."""
@@ -313,9 +314,11 @@ class TestAnswering:
         assert body["correct_choice"] == question.choices.get(is_correct=True).pk
         assert body["explanation"] == question.explanation_en
         assert body["explanation_language"] == "en"
-        # From the snapshot, exactly what the serializer gives from the rows.
+        # From the cache, exactly what the serializer gives from the rows of the version answered.
+        recorded = Answer.objects.select_related("version").get(attempt=attempt, question=question)
+        recorded.content_question = version_question(recorded.version, position=1)
         with translation.override("ur"):
-            recorded = AnswerFeedbackSerializer(Answer.objects.get(attempt=attempt, question=question)).data
+            recorded = AnswerFeedbackSerializer(recorded).data
         assert body == json.loads(json.dumps(recorded))
         retry = client.post(
             f"/api/v1/attempts/{attempt.pk}/answers/?lang=ur",
@@ -451,25 +454,37 @@ class TestOtherPages:
 class TestCacheCorrectness:
     """The cached content follows edits made through save(), in every worker's view."""
 
-    def test_an_edit_shows_on_the_next_page(self, student_client, content, attempt, parse_html):
+    def test_an_edit_reaches_the_next_attempt_not_the_one_in_progress(
+        self, student, student_client, content, attempt, parse_html
+    ):
         path = f"/en/attempts/{attempt.pk}/questions/1/"
         student_client.get(path)
         question = content[GC].questions.get(position=1)
+        shown = question.text_en
         question.text_en = "Edited question text?"
         question.save()
-        page = parse_html(student_client.get(path))
+        assert parse_html(student_client.get(path)).one("h1", class_="question-text").text == shown
+        attempt_finish(attempt=attempt)
+        following, _created = attempt_start(user=student, quiz=content[GC])
+        page = parse_html(student_client.get(f"/en/attempts/{following.pk}/questions/1/"))
         assert page.one("h1", class_="question-text").text == "Edited question text?"
 
-    def test_archived_choice_and_translation_follow(self, student_client, content, attempt, parse_html):
-        path = f"/ur/attempts/{attempt.pk}/questions/1/"
-        student_client.get(path)
+    def test_archived_choice_and_translation_follow_in_the_next_attempt(
+        self, student, student_client, content, attempt, parse_html
+    ):
+        student_client.get(f"/ur/attempts/{attempt.pk}/questions/1/")
         question = content[GC].questions.get(position=1)
         archived = question.choices.get(position=4)
         archived.is_archived = True
         archived.save()
         question.text_ur = None
         question.save()
-        page = parse_html(student_client.get(path))
+        before = parse_html(student_client.get(f"/ur/attempts/{attempt.pk}/questions/1/"))
+        assert archived.pk in [int(node["value"]) for node in before.find_all("input", type="radio")]
+        assert before.one("h1", class_="question-text").get("lang") is None  # still the Urdu shown
+        attempt_finish(attempt=attempt)
+        following, _created = attempt_start(user=student, quiz=content[GC])
+        page = parse_html(student_client.get(f"/ur/attempts/{following.pk}/questions/1/"))
         assert archived.pk not in [int(node["value"]) for node in page.find_all("input", type="radio")]
         heading = page.one("h1", class_="question-text")
         assert heading.text == question.text_en

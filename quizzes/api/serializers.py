@@ -12,7 +12,6 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 
-from quizzes.content.cache import ContentQuestion
 from quizzes.content.languages import language_reader, localized, text_reader
 from quizzes.models import Answer, Attempt, Choice, Course, Question, Quiz
 
@@ -170,9 +169,8 @@ def answer_request_ids(data) -> tuple[int, int]:
 class AnswerFeedbackSerializer(serializers.ModelSerializer):
     """An answer with its feedback: shown only once the question is answered."""
 
-    # The right choice and the explanation are the question's as Answer.feedback_question gives
-    # it: from the quiz's content snapshot for an answer just recorded (no query), else from the
-    # rows (student_attempts_with_feedback fetches them). (Not in the docstring: the schema shows it.)
+    # The right choice and the explanation are those of the version the answer records
+    # (Answer.feedback_question). (Not in the docstring: the schema shows it.)
     correct = serializers.BooleanField(source="is_correct", read_only=True)
     correct_choice = serializers.SerializerMethodField()
     explanation = TranslatedText("explanation", of="feedback_question")
@@ -193,16 +191,39 @@ class AnswerFeedbackSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     def get_correct_choice(self, answer) -> int | None:
-        question = answer.feedback_question
-        if isinstance(question, ContentQuestion):
-            return question.correct_choice_id
-        return next((choice.pk for choice in question.choices.all() if choice.is_correct), None)
+        return answer.feedback_question.correct_choice_id
+
+
+class AttemptChoiceSerializer(serializers.Serializer):
+    id = serializers.IntegerField(read_only=True)
+    text = TranslatedText("text")
+    text_language = TextLanguage("text")
+
+
+class AttemptQuestionSerializer(serializers.Serializer):
+    """A question of the attempt as its layout shows it (``selectors.ShownQuestion``): the
+    version shown, its choices in the attempt's order, and the feedback once answered."""
+
+    id = serializers.IntegerField(source="question.id", read_only=True)
+    position = serializers.IntegerField(
+        source="question.position", read_only=True, help_text="Its place in this attempt, from 1."
+    )
+    version = serializers.IntegerField(
+        source="question.version_number", read_only=True, help_text="The version of the question shown."
+    )
+    text = TranslatedText("text", of="question")
+    text_language = TextLanguage("text", of="question")
+    choices = AttemptChoiceSerializer(source="question.choices", many=True, read_only=True)
+    feedback = AnswerFeedbackSerializer(
+        source="answer", read_only=True, allow_null=True, help_text="The answer and its feedback; null before it."
+    )
 
 
 class AttemptSerializer(serializers.ModelSerializer):
     quiz = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     percent = serializers.IntegerField(read_only=True, allow_null=True)
     passed = serializers.BooleanField(read_only=True, allow_null=True)
+    questions = AttemptQuestionSerializer(many=True, read_only=True, help_text="In the attempt's order.")
     answers = AnswerFeedbackSerializer(many=True, read_only=True)
 
     class Meta:
@@ -219,6 +240,7 @@ class AttemptSerializer(serializers.ModelSerializer):
             "percent",
             "passed",
             "pass_mark",
+            "questions",
             "answers",
         ]
         read_only_fields = fields

@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from common.serializer_render import RenderedListMixin, RenderedRetrieveMixin, renderer
+from common.serializer_render import RenderedListMixin, renderer
 from quizzes.accounts.lockout import lockout_wait, login_succeeded
 from quizzes.api.exceptions import ApiError, LoginLockedOut
 from quizzes.api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
@@ -34,8 +34,9 @@ from quizzes.api.serializers import (
 )
 from quizzes.attempts.selectors import (
     published_quiz_get,
+    shown_questions,
     student_attempt_get,
-    student_attempts_with_feedback,
+    student_attempt_with_answers,
     student_courses,
     student_quiz_get,
     student_quizzes,
@@ -187,20 +188,32 @@ class AttemptStartView(LanguageMixin, APIView):
         except Quiz.DoesNotExist:
             raise NotFound from None
         attempt, created = attempt_start(user=request.user, quiz=quiz)
-        if created:  # a new attempt has no answers yet: nothing to fetch again
-            return Response(renderer(AttemptSerializer)(attempt, answers=[]), status=status.HTTP_201_CREATED)
-        attempt = student_attempts_with_feedback(user=request.user).get(pk=attempt.pk)
-        return Response(renderer(AttemptSerializer)(attempt), status=status.HTTP_200_OK)
+        return Response(_attempt_rendered(request.user, attempt.pk), status=201 if created else 200)
 
 
 @extend_schema(parameters=[LANG_PARAMETER], responses={200: AttemptSerializer, **errors(400, 401, 404, 429)})
-class AttemptDetailView(LanguageMixin, RenderedRetrieveMixin, generics.RetrieveAPIView):
-    """An attempt of the user's, with feedback for the questions already answered."""
+class AttemptDetailView(LanguageMixin, APIView):
+    """An attempt of the user's: its questions in its order, as they were shown, with the
+    feedback of those already answered."""
 
-    serializer_class = AttemptSerializer
+    def get(self, request, pk):
+        return Response(_attempt_rendered(request.user, pk))
 
-    def get_queryset(self):
-        return student_attempts_with_feedback(user=self.request.user)
+
+def _attempt_rendered(user, pk) -> dict:
+    """The attempt as AttemptSerializer renders it: one fixed statement (the attempt, its layout
+    and its answers), the versions from the content cache."""
+    try:
+        attempt, content, answers = student_attempt_with_answers(user=user, attempt_id=pk)
+    except Attempt.DoesNotExist:
+        raise NotFound from None
+    render = renderer(AttemptSerializer)
+    shown = shown_questions(content=content, answers=answers)
+    return render(
+        attempt,
+        questions=render.nested("questions")(shown),
+        answers=render.nested("answers")([item.answer for item in shown if item.answer is not None]),
+    )
 
 
 class AnswerCreateView(LanguageMixin, APIView):
@@ -233,8 +246,7 @@ class AnswerCreateView(LanguageMixin, APIView):
             )
         except Attempt.DoesNotExist:  # the service's lock checks the owner: no read before it
             raise NotFound from None
-        # The feedback (right choice, explanation) from the quiz's content; from the rows for a
-        # question archived in the instant since (no longer in the content): Answer.feedback_question.
+        # The feedback (right choice, explanation) of the version answered: Answer.feedback_question.
         data = renderer(AnswerFeedbackSerializer)(answer)
         return Response(data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 

@@ -1,9 +1,12 @@
 """Reads of a student's quizzes and attempts, with their progress."""
 
-from django.db.models import Prefetch, QuerySet
+from dataclasses import dataclass
+
+from django.db.models import F
 
 from quizzes.attempts import grading, statements
-from quizzes.models import Answer, Attempt, Course, Quiz
+from quizzes.content.cache import ContentQuestion, QuizContent, layout_content, quiz_content
+from quizzes.models import Answer, Attempt, AttemptQuestion, Course, Quiz
 
 
 def student_courses(*, user) -> list[Course]:
@@ -84,22 +87,51 @@ def student_attempt_get(*, user, attempt_id: int) -> Attempt:
     return attempt
 
 
-def student_attempt_with_answers(*, user, attempt_id: int) -> tuple[Attempt, dict[int, Answer]]:
-    """One of ``user``'s attempts and its answers by question, in one statement.
+def student_attempt_with_answers(*, user, attempt_id: int) -> tuple[Attempt, QuizContent, dict[int, Answer]]:
+    """One of ``user``'s attempts, the quiz as its layout shows it (``attempt_content``) and its
+    answers by question, in one statement.
 
-    The attempt LEFT JOIN its answers (a row per answer), for the question
-    page, the most visited page (``quizzes.rows``). Raises
-    Attempt.DoesNotExist as ``student_attempt_get``.
+    The attempt LEFT JOIN its layout and answers (a row per question), for the
+    question page, the most visited page. Raises Attempt.DoesNotExist as
+    ``student_attempt_get``.
     """
     found = statements.attempt_with_answers(attempt_id=attempt_id, user_id=user.pk)
     if found is None:
         raise Attempt.DoesNotExist
-    return found
+    attempt, layout, answers = found
+    return attempt, attempt_content(attempt=attempt, layout=layout), answers
 
 
-def attempt_answers_by_question(*, attempt: Attempt) -> dict[int, Answer]:
-    # No ordering: a dict by question needs none, and Answer's default one joins the questions.
-    return {answer.question_id: answer for answer in attempt.answers.order_by()}
+def attempt_content(*, attempt: Attempt, layout=None) -> QuizContent:
+    """The quiz as ``attempt`` shows it: the questions of its layout in its order, each as the
+    version it holds shows it, with the choices in its order; ``position`` is the place in the
+    layout. ``layout`` (its AttemptQuestion rows in position order, each with its
+    ``version_token``) is read when not given."""
+    if layout is None:
+        layout = AttemptQuestion.objects.filter(attempt_id=attempt.pk).order_by("position")
+        layout = list(layout.annotate(version_token=F("version__token")))
+    slots = [(slot.position, slot.version_id, slot.version_token, slot.choice_order) for slot in layout]
+    return layout_content(quiz_content(attempt.quiz_id), slots)
+
+
+@dataclass(frozen=True)
+class ShownQuestion:
+    """A question of an attempt as its layout shows it, and its answer (None before one)."""
+
+    question: ContentQuestion
+    answer: Answer | None
+
+
+def shown_questions(*, content: QuizContent, answers: dict[int, Answer]) -> list[ShownQuestion]:
+    """The questions of an attempt (``attempt_content``) in its order, each with its answer,
+    whose feedback is read from the version the answer records: the one the layout holds."""
+    shown = []
+    for question in content.questions:
+        answer = answers.get(question.id)
+        if answer is not None:
+            answer.content_question = question
+        shown.append(ShownQuestion(question, answer))
+    return shown
 
 
 def student_quizzes(*, user) -> list[Quiz]:
@@ -107,13 +139,3 @@ def student_quizzes(*, user) -> list[Quiz]:
     then slug (all courses together): ``student_courses``'s quizzes, from its one statement."""
     quizzes = [quiz for course in student_courses(user=user) for quiz in course.progress_quizzes]
     return sorted(quizzes, key=lambda quiz: (quiz.position, quiz.slug))
-
-
-def student_attempts_with_feedback(*, user) -> QuerySet[Attempt]:
-    """``user``'s attempts with their answers, questions and choices fetched."""
-    answers = Answer.objects.select_related("question").prefetch_related("question__choices")
-    return (
-        Attempt.objects.filter(user=user)
-        .select_related("quiz")
-        .prefetch_related(Prefetch("answers", queryset=answers.order_by("question__position")))
-    )

@@ -14,14 +14,16 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from quizzes.attempts import statements
-from quizzes.content.cache import ContentQuestion, quiz_content, quiz_content_load
-from quizzes.models import Answer, Attempt, Quiz
+from quizzes.attempts.layout import DrawSettings, layout_draw
+from quizzes.content.cache import ContentQuestion, layout_versions, version_question
+from quizzes.models import Answer, Attempt, AttemptQuestion, Question, Quiz
 
 QUIZ_UNAVAILABLE = _("This quiz is not available.")
 NOT_ENROLLED = _("You are not enrolled in the course of this quiz.")
 NO_ATTEMPTS_LEFT = _("You have used all your attempts at this quiz.")
 ATTEMPT_FINISHED = _("This attempt is finished; its answers can no longer change.")
 QUESTION_NOT_IN_QUIZ = _("That question is not part of this quiz.")
+QUESTION_NOT_IN_ATTEMPT = _("That question is not one of the questions of this attempt.")
 OTHER_QUESTION = _("This answer was sent for another question; please answer the question shown.")
 CHOICE_NOT_IN_QUESTION = _("That choice is not one of this question's choices.")
 START_RACED = _("Another request changed your attempts at this quiz at the same moment; please try again.")
@@ -53,7 +55,7 @@ def attempt_start(*, user, quiz: Quiz) -> tuple[Attempt, bool]:
         # that row: locking the course too would serialise every student's start in
         # it. The lock and what is read after it travel in one message of fixed SQL
         # (quizzes/attempts/statements.py): a class arrives at once.
-        enrolled, attempts, open_questions = statements.start_reads(
+        enrolled, attempts, questions, pool_draws = statements.start_reads(
             user_id=user.pk, course_id=quiz.course_id, quiz_id=quiz.pk
         )
         if not quiz.is_published:
@@ -66,8 +68,10 @@ def attempt_start(*, user, quiz: Quiz) -> tuple[Attempt, bool]:
         used = attempts[0].number if attempts else 0
         if quiz.max_attempts and used >= quiz.max_attempts:
             raise AttemptError(NO_ATTEMPTS_LEFT, code="no_attempts_left", status=409)
+        # The layout is drawn and stored once: every page, the API and the answer check read it.
+        slots = layout_draw(questions, DrawSettings.of(quiz, pool_draws))
         attempt = statements.attempt_insert(
-            user_id=user.pk, quiz_id=quiz.pk, number=used + 1, max_score=open_questions, pass_mark=quiz.pass_mark
+            user_id=user.pk, quiz_id=quiz.pk, number=used + 1, max_score=len(slots), pass_mark=quiz.pass_mark
         )
         if attempt is None:
             # Another request started one first (only possible where the lock is a no-op).
@@ -75,6 +79,7 @@ def attempt_start(*, user, quiz: Quiz) -> tuple[Attempt, bool]:
             if current is None:  # it took this attempt's number and finished already
                 raise AttemptError(START_RACED, code="start_conflict", status=409)
             return current, False
+        statements.layout_insert(attempt_id=attempt.pk, slots=slots)
     attempt.quiz = quiz
     return attempt, True
 
@@ -87,23 +92,22 @@ def attempt_answer_submit(
     Returns the answer and whether it is new: submitting the recorded choice
     again (a double click, a retry) returns the recorded answer; another choice
     is refused with ``already_answered``. The answer comes with its ``attempt``
-    and ``content_question``, the question as the quiz's content holds it (the
-    right choice and explanation, for feedback; None only if the question was
-    archived in the instant since). An attempt that is not ``user``'s (or no
+    and ``content_question``, the question as the version it records showed it
+    (the right choice and explanation, for feedback). An attempt that is not ``user``'s (or no
     attempt) raises Attempt.DoesNotExist. ``position``, for a form shown on a
     question's page, refuses an answer to any other question
     (``question_not_shown``): never record what the student did not see.
 
     The database decides, in one transaction (``statements.answer_write``): the
     attempt's row lock, which checks its owner, then the INSERT, which checks
-    the attempt is in progress and the choice an open choice of an open
-    question of its quiz, and reads the choice's key. That is a statement after
-    the lock: a regrade (``quizzes.attempts.regrade``) holds the quiz and every
-    attempt in progress until it commits, so an answer waiting on that lock is
-    graded with the key committed since, not with a copy of the old one. A
-    refusal is explained afterwards from the quiz's content in the shared cache
-    (``quizzes.content.cache``); a second answer to a question is caught by the
-    unique constraint.
+    the attempt is in progress, the question in its layout and the choice one
+    the layout shows with it, records the layout's version of the question and
+    reads that version's key. That is a statement after the lock: a regrade
+    (``quizzes.attempts.regrade``) holds the quiz and every attempt in progress
+    until it commits, so an answer waiting on that lock is graded with the key
+    committed since, not with a copy of the old one. A refusal is explained
+    afterwards from the attempt's layout; a second answer to a question is
+    caught by the unique constraint.
     """
     try:
         attempt, answer = statements.answer_write(
@@ -119,7 +123,7 @@ def attempt_answer_submit(
         existing = statements.recorded_answer(attempt_id=attempt_id, user_id=user.pk, question_id=question_id)
         if existing is None:
             raise
-        existing.content_question = quiz_content(existing.attempt.quiz_id).question(question_id)
+        existing.content_question = shown_question(existing)
         if existing.choice_id == choice_id:
             return existing, False
         raise AttemptError(ALREADY_ANSWERED, code="already_answered", status=409, answer=existing) from None
@@ -128,7 +132,7 @@ def attempt_answer_submit(
     if answer is None:
         raise _answer_refusal(attempt, question_id=question_id, choice_id=choice_id, position=position)
     answer.attempt = attempt
-    answer.content_question = _answered_question(attempt.quiz_id, question_id=question_id, choice_id=choice_id)
+    answer.content_question = shown_question(answer)
     return answer, True
 
 
@@ -136,26 +140,23 @@ def _answer_refusal(attempt: Attempt, *, question_id: int, choice_id: int, posit
     """Why the database recorded nothing, checked in this order."""
     if attempt.state != Attempt.State.IN_PROGRESS:
         return AttemptError(ATTEMPT_FINISHED, code="attempt_finished", status=409)
-    question = quiz_content(attempt.quiz_id).question(question_id)
-    if question is None:
+    slot = AttemptQuestion.objects.filter(attempt_id=attempt.pk, question_id=question_id).first()
+    if slot is None:
+        if Question.objects.filter(pk=question_id, quiz_id=attempt.quiz_id).exists():
+            return AttemptError(QUESTION_NOT_IN_ATTEMPT, code="question_not_in_attempt", status=400)
         return AttemptError(QUESTION_NOT_IN_QUIZ, code="question_not_in_quiz", status=400)
-    if position is not None and question.position != position:
+    if position is not None and slot.position != position:
         return AttemptError(OTHER_QUESTION, code="question_not_shown", status=400)
-    # Not one of its choices, or archived or moved since this process's copy of the content.
+    # Not one of the choices the layout shows with this question.
     return AttemptError(CHOICE_NOT_IN_QUESTION, code="choice_not_in_question", status=400)
 
 
-def _answered_question(quiz_id: int, *, question_id: int, choice_id: int) -> ContentQuestion | None:
-    """The question of an answer the database has just accepted, as the content holds it.
-
-    This process's copy of the content may be older than the database (by up to
-    ``content_cache.VERSION_RECHECK`` seconds after an edit in another process):
-    when it lacks the question or the choice, the content is read afresh.
-    """
-    question = quiz_content(quiz_id).question(question_id)
-    if question is None or question.choice(choice_id) is None:
-        question = quiz_content_load(quiz_id).question(question_id)
-    return question
+def shown_question(answer: Answer) -> ContentQuestion:
+    """The question as the version ``answer`` records showed it (its ``version_id`` and
+    ``version_token``, from the content cache): its right choice and explanation are the
+    answer's feedback."""
+    key = (answer.version_id, answer.version_token)
+    return version_question(layout_versions([key])[key], position=0)
 
 
 def attempt_finish(*, attempt: Attempt) -> Attempt:

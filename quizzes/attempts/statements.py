@@ -16,23 +16,37 @@ from common.sql import (
     database,
     fetch_each,
     fetchall,
+    for_key_share,
     for_update,
     in_one_message,
     insert,
     inserted_names,
     instance,
+    json_array_has,
     new_row,
     one_message_transaction,
     select_list,
     table,
 )
 from quizzes.attempts.grading import AttemptScore
-from quizzes.models import Answer, Attempt, Choice, Course, Enrollment, Question, Quiz
+from quizzes.attempts.layout import DrawQuestion
+from quizzes.models import (
+    Answer,
+    Attempt,
+    AttemptQuestion,
+    Choice,
+    Course,
+    Enrollment,
+    PoolDraw,
+    Question,
+    QuestionVersion,
+    Quiz,
+)
 
 # Attempts and answers --------------------------------------------------------------------------
 
 ATTEMPT_NAMES = attnames(Attempt)
-ANSWER_NAMES = ("id", "question_id", "choice_id", "is_correct", "language", "answered_at")
+ANSWER_NAMES = ("id", "question_id", "choice_id", "version_id", "is_correct", "language", "answered_at")
 ANSWER_ROW_NAMES = attnames(Answer)
 
 
@@ -50,58 +64,84 @@ def attempt_get(*, attempt_id: int, user_id: int, using: str = DEFAULT_DB_ALIAS)
     return instance(Attempt, ATTEMPT_NAMES, rows[0], using=using) if rows else None
 
 
+SLOT_NAMES = ("position", "question_id", "version_id", "choice_order")
+
+
 @cache
 def _attempt_answers_sql(using: str) -> str:
     return (
         f"SELECT {select_list(Attempt, 'a', ATTEMPT_NAMES, using)}, "
+        f"{select_list(AttemptQuestion, 's', SLOT_NAMES, using)}, v.{column(QuestionVersion, 'token', using)}, "
         f"{select_list(Answer, 'r', ANSWER_NAMES, using)} "
         f"FROM {table(Attempt, using)} a "
+        f"LEFT JOIN {table(AttemptQuestion, using)} s "
+        f"ON s.{column(AttemptQuestion, 'attempt_id', using)} = a.{column(Attempt, 'id', using)} "
+        f"LEFT JOIN {table(QuestionVersion, using)} v "
+        f"ON v.{column(QuestionVersion, 'id', using)} = s.{column(AttemptQuestion, 'version_id', using)} "
         f"LEFT JOIN {table(Answer, using)} r "
         f"ON r.{column(Answer, 'attempt_id', using)} = a.{column(Attempt, 'id', using)} "
-        f"WHERE a.{column(Attempt, 'id', using)} = %s AND a.{column(Attempt, 'user_id', using)} = %s"
+        f"AND r.{column(Answer, 'question_id', using)} = s.{column(AttemptQuestion, 'question_id', using)} "
+        f"WHERE a.{column(Attempt, 'id', using)} = %s AND a.{column(Attempt, 'user_id', using)} = %s "
+        f"ORDER BY s.{column(AttemptQuestion, 'position', using)}"
     )
 
 
 def attempt_with_answers(
     *, attempt_id: int, user_id: int, using: str = DEFAULT_DB_ALIAS
-) -> tuple[Attempt, dict[int, Answer]] | None:
-    """The attempt (if it is this user's) and its answers by question id, in one statement."""
+) -> tuple[Attempt, list[AttemptQuestion], dict[int, Answer]] | None:
+    """The attempt (if it is this user's), its layout in position order (each place with its
+    ``version_token``, the version's ``token``), and its answers by question id, in one
+    statement."""
     rows = fetchall(_attempt_answers_sql(using), [attempt_id, user_id], using=using)
     if not rows:
         return None
-    width = len(ATTEMPT_NAMES)
+    width, slot_width = len(ATTEMPT_NAMES), len(SLOT_NAMES)
     attempt = instance(Attempt, ATTEMPT_NAMES, rows[0][:width], using=using)
-    answers = {}
+    layout, answers = [], {}
     for row in rows:
-        if row[width] is None:
+        if row[width] is None:  # an attempt of a quiz without questions
             continue
-        answer = instance(Answer, ("attempt_id", *ANSWER_NAMES), (attempt.pk, *row[width:]), using=using)
+        slot_row, token, answer_row = (
+            row[width : width + slot_width],
+            row[width + slot_width],
+            row[width + slot_width + 1 :],
+        )
+        slot = instance(AttemptQuestion, ("attempt_id", *SLOT_NAMES), (attempt.pk, *slot_row), using=using)
+        slot.version_token = token
+        layout.append(slot)
+        if answer_row[0] is None:
+            continue
+        answer = instance(Answer, ("attempt_id", *ANSWER_NAMES), (attempt.pk, *answer_row), using=using)
         answer.attempt = attempt
         answers[answer.question_id] = answer
-    return attempt, answers
+    return attempt, layout, answers
 
 
 @cache
 def _recorded_answer_sql(using: str) -> str:
     return (
         f"SELECT {select_list(Attempt, 'a', ATTEMPT_NAMES, using)}, "
-        f"{select_list(Answer, 'r', ANSWER_ROW_NAMES, using)} "
+        f"{select_list(Answer, 'r', ANSWER_ROW_NAMES, using)}, v.{column(QuestionVersion, 'token', using)} "
         f"FROM {table(Answer, using)} r "
         f"JOIN {table(Attempt, using)} a ON a.{column(Attempt, 'id', using)} = r.{column(Answer, 'attempt_id', using)} "
+        f"JOIN {table(QuestionVersion, using)} v "
+        f"ON v.{column(QuestionVersion, 'id', using)} = r.{column(Answer, 'version_id', using)} "
         f"WHERE r.{column(Answer, 'attempt_id', using)} = %s AND a.{column(Attempt, 'user_id', using)} = %s "
         f"AND r.{column(Answer, 'question_id', using)} = %s"
     )
 
 
 def recorded_answer(*, attempt_id: int, user_id: int, question_id: int, using: str = DEFAULT_DB_ALIAS) -> Answer | None:
-    """The answer recorded to this question in this user's attempt, with its ``attempt``, or None.
-    What a retry reads after its INSERT met the unique constraint."""
+    """The answer recorded to this question in this user's attempt, with its ``attempt`` and its
+    ``version_token`` (its version's token), or None. What a retry reads after its INSERT met the
+    unique constraint."""
     rows = fetchall(_recorded_answer_sql(using), [attempt_id, user_id, question_id], using=using)
     if not rows:
         return None
     width = len(ATTEMPT_NAMES)
-    answer = instance(Answer, ANSWER_ROW_NAMES, rows[0][width:], using=using)
+    answer = instance(Answer, ANSWER_ROW_NAMES, rows[0][width:-1], using=using)
     answer.attempt = instance(Attempt, ATTEMPT_NAMES, rows[0][:width], using=using)
+    answer.version_token = rows[0][-1]
     return answer
 
 
@@ -116,13 +156,15 @@ def _lock_sql(using: str) -> str:
 
 def _answer_from_rows(using: str) -> dict[str, str]:
     # The columns of a new answer read from the rows it is checked against; every other column
-    # is a parameter (``new_row``). The key is read by this statement, so it is the one
-    # committed before it started (after the lock).
+    # is a parameter (``new_row``). The key is the version's, read by this statement after the
+    # lock, so a regrade the lock waited for is seen.
+    correct = f"v.{column(QuestionVersion, 'correct_choice_id', using)}"
     return {
         "attempt_id": f"a.{column(Attempt, 'id', using)}",
-        "question_id": f"c.{column(Choice, 'question_id', using)}",
+        "question_id": f"s.{column(AttemptQuestion, 'question_id', using)}",
         "choice_id": f"c.{column(Choice, 'id', using)}",
-        "is_correct": f"c.{column(Choice, 'is_correct', using)}",
+        "is_correct": f"({correct} IS NOT NULL AND {correct} = c.{column(Choice, 'id', using)})",
+        "version_id": f"s.{column(AttemptQuestion, 'version_id', using)}",
     }
 
 
@@ -130,17 +172,21 @@ def _answer_from_rows(using: str) -> dict[str, str]:
 def _answer_insert_sql(using: str, at_position: bool) -> str:
     from_rows = _answer_from_rows(using)
     names = inserted_names(Answer)
-    position = f" AND q.{column(Question, 'position', using)} = %s" if at_position else ""
+    position = f" AND s.{column(AttemptQuestion, 'position', using)} = %s" if at_position else ""
+    shown = json_array_has(
+        f"s.{column(AttemptQuestion, 'choice_order', using)}", f"c.{column(Choice, 'id', using)}", using
+    )
     return (
         f"INSERT INTO {table(Answer, using)} ({', '.join(column(Answer, name, using) for name in names)}) "
-        f"SELECT {', '.join(from_rows.get(name, '%s') for name in names)} FROM {table(Choice, using)} c "
-        f"JOIN {table(Question, using)} q "
-        f"ON q.{column(Question, 'id', using)} = c.{column(Choice, 'question_id', using)} "
-        f"JOIN {table(Attempt, using)} a "
-        f"ON a.{column(Attempt, 'quiz_id', using)} = q.{column(Question, 'quiz_id', using)} "
-        f"WHERE c.{column(Choice, 'id', using)} = %s AND c.{column(Choice, 'question_id', using)} = %s "
-        f"AND c.{column(Choice, 'is_archived', using)} = %s "
-        f"AND q.{column(Question, 'is_archived', using)} = %s{position} "
+        f"SELECT {', '.join(from_rows.get(name, '%s') for name in names)} FROM {table(Attempt, using)} a "
+        f"JOIN {table(AttemptQuestion, using)} s "
+        f"ON s.{column(AttemptQuestion, 'attempt_id', using)} = a.{column(Attempt, 'id', using)} "
+        f"JOIN {table(QuestionVersion, using)} v "
+        f"ON v.{column(QuestionVersion, 'id', using)} = s.{column(AttemptQuestion, 'version_id', using)} "
+        f"JOIN {table(Choice, using)} c "
+        f"ON c.{column(Choice, 'question_id', using)} = s.{column(AttemptQuestion, 'question_id', using)} "
+        f"WHERE c.{column(Choice, 'id', using)} = %s AND s.{column(AttemptQuestion, 'question_id', using)} = %s"
+        f"{position} AND {shown} "
         f"AND a.{column(Attempt, 'id', using)} = %s AND a.{column(Attempt, 'user_id', using)} = %s "
         f"AND a.{column(Attempt, 'state', using)} = %s "
         f"RETURNING {', '.join(column(Answer, name, using) for name in ANSWER_ROW_NAMES)}"
@@ -167,9 +213,10 @@ def answer_write(
     """Lock the attempt and INSERT the answer graded with the choice's key, in one transaction.
 
     Returns the attempt as locked (None if it is not this user's) and the new
-    answer, or None when nothing was inserted: the attempt is not in progress,
-    or the choice is not an open choice of an open question of the attempt's
-    quiz (at ``position``, when given). Whether the answer may be recorded is
+    answer, with its ``version_token`` (read after it), or None when nothing was
+    inserted: the attempt is not in progress, or the question is not in its layout (at ``position``, when given), or the
+    choice is not one the layout shows with it. The answer records the version
+    the layout holds and is graded by that version's key. Whether the answer may be recorded is
     decided here, by the database, as committed; the caller explains a refusal.
     A second answer to the question raises IntegrityError (the unique
     constraint), with nothing written.
@@ -180,21 +227,37 @@ def answer_write(
     the busiest write, in one round trip instead of four.
     """
     db = database(using)
-    insert_params = [*_answer_parameters(language, using), choice_id, question_id, False, False]
+    insert_params = [*_answer_parameters(language, using), choice_id, question_id]
     insert_params += [position] if position is not None else []
     insert_params += [attempt_id, user_id, Attempt.State.IN_PROGRESS.value]
     statements = [
         (_lock_sql(using), [attempt_id, user_id]),
         (_answer_insert_sql(using, position is not None), insert_params),
+        (_answer_version_token_sql(using), [attempt_id, question_id]),
     ]
     if in_one_message(db):
-        locked, inserted = one_message_transaction(statements, using=using)
+        locked, inserted, token = one_message_transaction(statements, using=using)
     else:
         with transaction.atomic(using=using):
-            locked, inserted = [fetchall(sql, params, using=using) for sql, params in statements]
+            locked, inserted = [fetchall(sql, params, using=using) for sql, params in statements[:2]]
+            token = fetchall(*statements[2], using=using) if inserted else []
     attempt = instance(Attempt, ATTEMPT_NAMES, locked[0], using=using) if locked else None
-    answer = instance(Answer, ANSWER_ROW_NAMES, inserted[0], using=using) if inserted else None
+    answer = None
+    if inserted:
+        answer = instance(Answer, ANSWER_ROW_NAMES, inserted[0], using=using)
+        answer.version_token = token[0][0]
     return attempt, answer
+
+
+@cache
+def _answer_version_token_sql(using: str) -> str:
+    # The token of the version the answer just written records (read with it: its feedback).
+    return (
+        f"SELECT v.{column(QuestionVersion, 'token', using)} FROM {table(Answer, using)} r "
+        f"JOIN {table(QuestionVersion, using)} v "
+        f"ON v.{column(QuestionVersion, 'id', using)} = r.{column(Answer, 'version_id', using)} "
+        f"WHERE r.{column(Answer, 'attempt_id', using)} = %s AND r.{column(Answer, 'question_id', using)} = %s"
+    )
 
 
 # The dashboard and the progress endpoint -------------------------------------------------------
@@ -336,27 +399,68 @@ def _enrollment_lock_sql(using: str) -> str:
 
 def start_reads(
     *, user_id: int, course_id: int, quiz_id: int, using: str = DEFAULT_DB_ALIAS
-) -> tuple[bool, list[Attempt], int]:
+) -> tuple[bool, list[Attempt], list[DrawQuestion], dict[str, int]]:
     """What starting an attempt reads, in one round trip, in the caller's transaction: lock
     the user's enrollment in the course until the transaction ends (False if there is none),
-    then, read after the lock, the user's attempts at the quiz (newest first) and the number
-    of the quiz's open questions."""
-    locked, attempts, counted = fetch_each(
+    then, read after the lock, the user's attempts at the quiz (newest first), the quiz's
+    questions not archived with their current versions (key-share locked: an edit cannot
+    rewrite a version in place until this transaction ends, quizzes/content/versions.py), and
+    its pool draws."""
+    locked, attempts, questions, draws = fetch_each(
         [
             (_enrollment_lock_sql(using), [user_id, course_id]),
             (_student_attempts_sql(using), [user_id, quiz_id]),
-            (_open_questions_sql(using), [quiz_id, False]),
+            (_current_versions_sql(using), [quiz_id, False]),
+            (_pool_draws_sql(using), [quiz_id]),
         ],
         using=using,
     )
-    return bool(locked), [instance(Attempt, ATTEMPT_NAMES, row, using=using) for row in attempts], counted[0][0]
+    return (
+        bool(locked),
+        [instance(Attempt, ATTEMPT_NAMES, row, using=using) for row in attempts],
+        [_draw_question(row, using) for row in questions],
+        dict(draws),
+    )
+
+
+DRAW_QUESTION_NAMES = ("id", "position", "pool", "keep_choice_order")
+DRAW_VERSION_NAMES = ("id", "choices")
 
 
 @cache
-def _open_questions_sql(using: str) -> str:
+def _current_versions_sql(using: str) -> str:
+    question_id, number = column(QuestionVersion, "question_id", using), column(QuestionVersion, "number", using)
     return (
-        f"SELECT COUNT(*) FROM {table(Question, using)} WHERE {column(Question, 'quiz_id', using)} = %s "
-        f"AND {column(Question, 'is_archived', using)} = %s"
+        f"SELECT {select_list(Question, 'q', DRAW_QUESTION_NAMES, using)}, "
+        f"{select_list(QuestionVersion, 'v', DRAW_VERSION_NAMES, using)} "
+        f"FROM {table(Question, using)} q JOIN {table(QuestionVersion, using)} v "
+        f"ON v.{question_id} = q.{column(Question, 'id', using)} "
+        f"WHERE q.{column(Question, 'quiz_id', using)} = %s AND q.{column(Question, 'is_archived', using)} = %s "
+        f"AND v.{number} = (SELECT MAX(w.{number}) FROM {table(QuestionVersion, using)} w "
+        f"WHERE w.{question_id} = q.{column(Question, 'id', using)}) "
+        f"ORDER BY q.{column(Question, 'position', using)}{for_key_share('v', using)}"
+    )
+
+
+def _draw_question(row, using: str) -> DrawQuestion:
+    width = len(DRAW_QUESTION_NAMES)
+    question = instance(Question, DRAW_QUESTION_NAMES, row[:width], using=using)
+    version = instance(QuestionVersion, DRAW_VERSION_NAMES, row[width:], using=using)
+    return DrawQuestion(
+        id=question.pk,
+        position=question.position,
+        pool=question.pool,
+        keep_choice_order=question.keep_choice_order,
+        version_id=version.pk,
+        choice_ids=tuple(choice["id"] for choice in version.choices),
+    )
+
+
+@cache
+def _pool_draws_sql(using: str) -> str:
+    return (
+        f"SELECT {column(PoolDraw, 'pool', using)}, {column(PoolDraw, 'count', using)} FROM {table(PoolDraw, using)} "
+        f"WHERE {column(PoolDraw, 'quiz_id', using)} = %s"
     )
 
 
@@ -373,3 +477,17 @@ def attempt_insert(
         using=using,
     )
     return attempt
+
+
+def layout_insert(*, attempt_id: int, slots, using: str = DEFAULT_DB_ALIAS) -> None:
+    """INSERT an attempt's layout (``quizzes.attempts.layout.Slot``s): one statement."""
+    AttemptQuestion.objects.using(using).bulk_create(
+        AttemptQuestion(
+            attempt_id=attempt_id,
+            position=slot.position,
+            question_id=slot.question_id,
+            version_id=slot.version_id,
+            choice_order=list(slot.choice_order),
+        )
+        for slot in slots
+    )

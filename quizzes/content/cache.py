@@ -41,14 +41,16 @@ import time
 
 from django.core.cache import cache
 from django.db import connection, transaction
+from django.db.models import OuterRef, Subquery
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
-from quizzes.models import Choice, Course, Question, Quiz, QuizContentVersion
+from quizzes.content.versions import question_version_sync
+from quizzes.models import Choice, Course, Question, QuestionVersion, Quiz, QuizContentVersion
 
 # A snapshot lives an hour at most in the cache, under the version it was read with.
 CONTENT_TIMEOUT = 60 * 60
-_PREFIX = "quiz-content:2"
+_PREFIX = "quiz-content:3"
 
 
 class _Snapshot:
@@ -73,8 +75,13 @@ class ContentChoice(_Snapshot):
 
 
 class ContentQuestion(_Snapshot):
+    """A question as one version of it shows it (``version_question``); ``id`` is the question's."""
+
     id: int
     position: int
+    version_id: int
+    version_number: int
+    revisions: dict
     choices: tuple[ContentChoice, ...]
 
     def choice(self, choice_id: int) -> ContentChoice | None:
@@ -86,7 +93,8 @@ class ContentQuestion(_Snapshot):
 
 
 class QuizContent(_Snapshot):
-    """A quiz's current questions (not archived) and their choices, in order."""
+    """A quiz's current questions (not archived, each as its current version shows it) and
+    their choices, in order; or the questions of one attempt's layout (``layout_content``)."""
 
     id: int
     slug: str
@@ -161,12 +169,45 @@ def _versions_bump(quiz_ids: list[int]) -> None:
         )
 
 
+def version_question(version, *, position: int, choice_order=None, **fields) -> "ContentQuestion":
+    """A question as ``version`` (a ``QuestionVersion``) shows it, at ``position``, with its
+    choices in ``choice_order`` (their ids; position order when None). The one reading of a
+    version's content: the quiz's content (its current versions) and every attempt's layout."""
+    choices = {choice["id"]: choice for choice in version.choices}
+    order = [choice["id"] for choice in version.choices] if choice_order is None else choice_order
+    return ContentQuestion(
+        version.texts,
+        id=version.question_id,
+        position=position,
+        version_id=version.pk,
+        version_number=version.number,
+        revisions=version.revisions,
+        choices=tuple(
+            ContentChoice(
+                {name: value for name, value in choices[choice_id].items() if name not in ("id", "position")},
+                id=choice_id,
+                position=choices[choice_id]["position"],
+                is_correct=choice_id == version.correct_choice_id,
+            )
+            for choice_id in order
+            if choice_id in choices
+        ),
+        **fields,
+    )
+
+
+def _current_versions(question_ids) -> dict[int, QuestionVersion]:
+    latest = QuestionVersion.objects.filter(question_id=OuterRef("question_id")).order_by("-number").values("pk")[:1]
+    versions = QuestionVersion.objects.filter(question_id__in=question_ids, pk=Subquery(latest))
+    return {version.question_id: version for version in versions}
+
+
 def _load(quiz_id: int) -> tuple[int | None, QuizContent]:
     """The quiz's content from the database, and the version it is (at least) as new as.
 
     The version is read in the statement of the rows of the quiz and its questions:
-    choices read after it may be newer, never older, so a snapshot stored under a
-    version may be newer than that version, never older.
+    the question versions read after it may be newer, never older, so a snapshot
+    stored under a version may be newer than that version, never older.
     """
     questions_query = (
         Question.objects.filter(quiz_id=quiz_id, is_archived=False)
@@ -181,37 +222,26 @@ def _load(quiz_id: int) -> tuple[int | None, QuizContent]:
         quiz = Quiz.objects.select_related("content_version").get(pk=quiz_id)
         questions = list(questions_query.all())
     version = _version_of(quiz)
-    choices: dict[int, list[ContentChoice]] = {question.pk: [] for question in questions}
-    if questions:
-        for choice in Choice.objects.filter(
-            question__quiz_id=quiz_id, question__is_archived=False, is_archived=False
-        ).order_by("question_id", "position"):
-            choices[choice.question_id].append(
-                ContentChoice(
-                    _texts(choice, ("text",)), id=choice.pk, position=choice.position, is_correct=choice.is_correct
-                )
-            )
+    versions = _current_versions([question.pk for question in questions]) if questions else {}
     return version, QuizContent(
         _texts(quiz, ("title", "description")),
         id=quiz.pk,
         slug=quiz.slug,
         course_id=quiz.course_id,
+        derived_key=("quiz", quiz.pk),
         questions=tuple(
-            ContentQuestion(
-                _texts(question, ("text", "explanation")),
-                id=question.pk,
-                position=question.position,
-                choices=tuple(choices[question.pk]),
-            )
+            version_question(versions[question.pk], position=question.position)
+            # A question always has a version (quizzes/content/versions.py) once its save commits.
             for question in questions
+            if question.pk in versions
         ),
     )
 
 
 def quiz_content_load(quiz_id: int) -> QuizContent:
     """Read a quiz's content from the database: two queries (the questions with
-    their quiz, the choices), three for a quiz without questions (the questions,
-    the quiz, the questions again). Raises Quiz.DoesNotExist for an unknown quiz."""
+    their quiz, their current versions), three for a quiz without
+    questions (the questions, the quiz, the questions again). Raises Quiz.DoesNotExist for an unknown quiz."""
     return _load(quiz_id)[1]
 
 
@@ -247,7 +277,7 @@ def derived(content: QuizContent, name: str, language: str, build):
     A snapshot never changes (an edit makes a new one), so what is made from it
     can be shared by every request that holds it; treat it as read-only.
     """
-    key = (name, content.id, language)
+    key = (name, content.derived_key, language)
     held = _derived.get(key)
     if held is not None and held[0] is content:
         return held[1]
@@ -288,11 +318,77 @@ def quiz_content(quiz_id: int) -> QuizContent:
     return content
 
 
+# The versions this process has read for attempts' layouts, by (id, token). A version a layout
+# holds never changes (quizzes/content/versions.py), so what is held here is never stale.
+_versions: dict[tuple[int, int], QuestionVersion] = {}
+_VERSIONS_MAX = 20000
+
+
+def _version_key(version_id: int, token: int) -> str:
+    return f"{_PREFIX}:version:{version_id}:{token}"
+
+
+def layout_versions(keys) -> dict[tuple[int, int], QuestionVersion]:
+    """The versions that attempts' layouts hold, by (id, token) (``QuestionVersion.token``): from
+    this process, else the cache, else the database (one query for those missing). Only for
+    versions a committed layout holds: another one may still be rewritten in place."""
+    missing = [key for key in keys if key not in _versions]
+    if missing:
+        if len(_versions) + len(missing) > _VERSIONS_MAX:
+            _versions.clear()
+        found = cache.get_many([_version_key(*key) for key in missing])
+        _versions.update(((version.pk, version.token), version) for version in found.values())
+        unread = [key for key in missing if key not in _versions]
+        if unread:
+            read = {
+                (version.pk, version.token): version
+                for version in QuestionVersion.objects.filter(pk__in=[version_id for version_id, _token in unread])
+            }
+            cache.set_many({_version_key(*key): version for key, version in read.items()}, timeout=CONTENT_TIMEOUT)
+            _versions.update(read)
+    return {key: _versions[key] for key in keys if key in _versions}
+
+
+# An attempt's view of its quiz (its layout), made once per process and layout.
+_layouts: dict[tuple, QuizContent] = {}
+_LAYOUTS_MAX = 4000
+
+
+def layout_content(quiz: QuizContent, slots) -> QuizContent:
+    """The quiz as an attempt shows it: ``slots`` are its layout's (position, version id,
+    version token, choice order) in position order; each question is its version there, its
+    choices in that order. Made once per process for a layout (``derived`` keys on it too)."""
+    key = (quiz.id, tuple((position, version_id, token, tuple(order)) for position, version_id, token, order in slots))
+    held = _layouts.get(key)
+    if held is not None:
+        return held
+    versions = layout_versions([(version_id, token) for _position, version_id, token, _order in slots])
+    content = QuizContent(
+        {name: value for name, value in quiz.__dict__.items() if name.startswith(("title_", "description_"))},
+        id=quiz.id,
+        slug=quiz.slug,
+        course_id=quiz.course_id,
+        derived_key=("layout", key),
+        questions=tuple(
+            version_question(versions[version_id, token], position=position, choice_order=order)
+            for position, version_id, token, order in slots
+        ),
+    )
+    if len(_layouts) >= _LAYOUTS_MAX:
+        _layouts.clear()
+    _layouts[key] = content
+    return content
+
+
 def quiz_content_invalidate(quiz_id: int) -> None:
-    """Stop serving the cached content of a quiz: a new version in the database, in the
-    current transaction (so whoever reads it reads the rows written with it), and this
-    process's copy dropped at once and again when the transaction commits; the other
-    processes read the new version within ``VERSION_RECHECK`` seconds."""
+    """After a write that bypassed ``save()`` (``QuerySet.update``, ``bulk_create``): bring the
+    versions of the quiz's questions up to date (``question_version_sync``, which the receivers
+    call for every save), and stop serving the cached content of the quiz: a new version in
+    the database, in the current transaction (so whoever reads it reads the rows written with
+    it), and this process's copy dropped at once and again when the transaction commits; the
+    other processes read the new version within ``VERSION_RECHECK`` seconds."""
+    for question_id in Question.objects.filter(quiz_id=quiz_id).order_by("pk").values_list("pk", flat=True):
+        question_version_sync(question_id)
     _invalidate([quiz_id])
 
 

@@ -17,7 +17,6 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from common.converters import parse_id
 from quizzes.attempts.selectors import (
-    attempt_answers_by_question,
     published_quiz_get,
     student_attempt_get,
     student_attempt_with_answers,
@@ -104,15 +103,13 @@ def attempt_start_view(request, slug):
 @require_GET
 def attempt_resume(request, pk):
     """Where an attempt continues: the first unanswered question, or the result."""
-    attempt = _own_attempt_or_404(request, pk)
+    attempt, content, answers = _own_attempt_with_answers_or_404(request, pk)
     if attempt.is_finished:
         return redirect("quizzes:attempt_result", pk=attempt.pk)
-    positions = [(question.id, question.position) for question in quiz_content(attempt.quiz_id).questions]
-    if not positions:
+    if not content.questions:
         raise Http404
-    answered = set(attempt.answers.order_by().values_list("question_id", flat=True))
-    unanswered = [position for question_id, position in positions if question_id not in answered]
-    position = unanswered[0] if unanswered else positions[-1][1]
+    unanswered = [question.position for question in content.questions if question.id not in answers]
+    position = unanswered[0] if unanswered else content.questions[-1].position
     return redirect("quizzes:attempt_question", pk=attempt.pk, position=position)
 
 
@@ -121,13 +118,10 @@ def attempt_resume(request, pk):
 def attempt_question(request, pk, position):
     if request.method == "POST":
         return _answer_submit(request, pk, position)
-    try:
-        attempt, answers = student_attempt_with_answers(user=request.user, attempt_id=pk)
-    except Attempt.DoesNotExist:
-        raise Http404 from None
+    attempt, content, answers = _own_attempt_with_answers_or_404(request, pk)
     if attempt.is_finished:
         return redirect("quizzes:attempt_result", pk=attempt.pk)
-    page = _QuestionPage(attempt, position, get_language(), answers=answers)
+    page = _QuestionPage(attempt, content, answers, position, get_language())
     first_open = page.first_unanswered_position()
     if page.answer is None and first_open is not None and first_open < position:
         # Questions are taken in order; a later one waits for the earlier ones.
@@ -158,17 +152,17 @@ def _answer_submit(request, pk: int, position: int):
         else:
             # Back to the page the form was posted from (this URL), now with the feedback.
             return HttpResponseRedirect(f"{request.path}#feedback")
-    return _answer_refusal(request, _own_attempt_or_404(request, pk), position, refused)
+    return _answer_refusal(request, *_own_attempt_with_answers_or_404(request, pk), position, refused)
 
 
-def _answer_refusal(request, attempt: Attempt, position: int, refused: AttemptError | None):
+def _answer_refusal(request, attempt: Attempt, content, answers, position: int, refused: AttemptError | None):
     """The question's page with why the answer was not recorded, checked in this order."""
 
     def refuse(message, status):
-        page = _QuestionPage(attempt, position, get_language())
+        page = _QuestionPage(attempt, content, answers, position, get_language())
         return page.render(request, error_message=message, status=status)
 
-    if quiz_content(attempt.quiz_id).question_at(position) is None:
+    if content.question_at(position) is None:
         raise Http404
     if attempt.is_finished:
         return refuse(ATTEMPT_FINISHED, 409)
@@ -193,11 +187,11 @@ def attempt_finish_view(request, pk):
 @login_required
 @require_GET
 def attempt_result(request, pk):
-    attempt = _own_attempt_or_404(request, pk)
+    attempt, content, answers = _own_attempt_with_answers_or_404(request, pk)
     if not attempt.is_finished:
         return redirect("quizzes:attempt", pk=attempt.pk)
-    answers = attempt_answers_by_question(attempt=attempt)
-    view = quiz_localize(quiz=quiz_content(attempt.quiz_id), language=get_language())
+    # Each question as this student was shown it: its version, its choices in their order.
+    view = quiz_localize(quiz=content, language=get_language())
     review = [(question, answers.get(question.id)) for question in view.questions]
     return render(request, "quizzes/attempt_result.html", {"attempt": attempt, "quiz": view, "review": review})
 
@@ -205,16 +199,16 @@ def attempt_result(request, pk):
 class _QuestionPage:
     """One question of an attempt, with its feedback once answered."""
 
-    def __init__(self, attempt: Attempt, position: int, language: str, *, answers: dict | None = None):
+    def __init__(self, attempt: Attempt, content, answers: dict, position: int, language: str):
         self.attempt = attempt
         self.language = language
-        # The content comes from the shared cache (no query when it is current).
-        self.content = quiz_content(attempt.quiz_id)
-        self.quiz = quiz_localize(quiz=self.content, language=language)
+        # The attempt's layout (``attempt_content``): its versions come from the shared cache.
+        self.content = content
+        self.quiz = quiz_localize(quiz=content, language=language)
         self.question = next((q for q in self.quiz.questions if q.position == position), None)
         if self.question is None:
             raise Http404
-        self.answers = attempt_answers_by_question(attempt=attempt) if answers is None else answers
+        self.answers = answers
         self.answer = self.answers.get(self.question.id)
 
     def first_unanswered_position(self) -> int | None:
@@ -261,6 +255,13 @@ def _published_quiz_or_404(slug) -> Quiz:
     try:
         return published_quiz_get(slug=slug)
     except Quiz.DoesNotExist:
+        raise Http404 from None
+
+
+def _own_attempt_with_answers_or_404(request, pk):
+    try:
+        return student_attempt_with_answers(user=request.user, attempt_id=pk)
+    except Attempt.DoesNotExist:
         raise Http404 from None
 
 

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from quizzes.content import cache as content_cache
 from quizzes.content.cache import VERSION_RECHECK, quiz_content, quiz_content_invalidate
+from quizzes.content.versions import question_version_sync
 from quizzes.models import Choice, Course, Question, Quiz, QuizContentVersion
 from tests.factories import CourseFactory, QuizFactory
 
@@ -50,6 +51,8 @@ def edit_elsewhere(quiz, position: int, text: str) -> None:
     with no signal and nothing in this process's memory or cache."""
     with transaction.atomic():
         Question.objects.filter(quiz=quiz, position=position).update(text_en=text)
+        # What that process's receivers write besides: the question's version, the quiz's.
+        question_version_sync(Question.objects.get(quiz=quiz, position=position).pk)
         QuizContentVersion.objects.filter(quiz=quiz).update(version=secrets.randbits(63))
 
 
@@ -123,7 +126,8 @@ class TestAnotherProcessEdit:
         quiz = QuizFactory(course=CourseFactory())
         assert quiz_content(quiz.pk).questions == ()
         with transaction.atomic():  # another process adds a question
-            Question.objects.bulk_create([Question(quiz=quiz, position=1, text_en="The first question?")])
+            (question,) = Question.objects.bulk_create([Question(quiz=quiz, position=1, text_en="The first question?")])
+            question_version_sync(question.pk)
             QuizContentVersion.objects.filter(quiz=quiz).update(version=secrets.randbits(63))
         clock.shift(VERSION_RECHECK)
         assert [question.text_en for question in quiz_content(quiz.pk).questions] == ["The first question?"]

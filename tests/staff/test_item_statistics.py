@@ -37,7 +37,7 @@ from django.utils import timezone
 
 from quizzes.models import Answer, Attempt, Question
 from quizzes.staff.reports.statistics import kelley_group_size, point_biserial, quiz_statistics, two_proportion_p_value
-from tests.factories import ChoiceFactory, CourseFactory, QuestionFactory, QuizFactory, UserFactory
+from tests.factories import ChoiceFactory, CourseFactory, QuestionFactory, QuizFactory, UserFactory, answer_row
 
 User = get_user_model()
 
@@ -76,7 +76,7 @@ def seed_attempts(quiz, blocks, *, max_score: int = 4) -> None:
         for user, (_language, state, _picks, score) in zip(users, rows, strict=True)
     )
     Answer.objects.bulk_create(
-        Answer(attempt=attempt, question=question, choice=choice, is_correct=choice.is_correct, language=language)
+        answer_row(attempt=attempt, question=question, choice=choice, is_correct=choice.is_correct, language=language)
         for attempt, (language, _state, picks, _score) in zip(attempts, rows, strict=True)
         for question, choice in picks.items()
     )

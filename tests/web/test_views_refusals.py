@@ -14,7 +14,7 @@ from quizzes.attempts.services import (
 )
 from quizzes.models import Answer, Attempt, Enrollment
 from quizzes.web.views import CHOOSE_AN_ANSWER, MALFORMED_ANSWER
-from tests.factories import AttemptFactory
+from tests.factories import AttemptFactory, answer_row
 
 LANGUAGES = ["en", "ur", "sn", "id"]
 DIRECTION = {"en": "ltr", "ur": "rtl", "sn": "ltr", "id": "ltr"}
@@ -61,13 +61,9 @@ def question_url(language: str, attempt: Attempt, position: int = 1) -> str:
 def attempt(student, gc_quiz) -> Attempt:
     """The student's attempt in progress, question 1 answered right."""
     attempt = AttemptFactory(user=student, quiz=gc_quiz, number=1, max_score=8, pass_mark=70)
-    Answer.objects.create(
-        attempt=attempt,
-        question=gc_quiz.questions.get(position=1),
-        choice=right(gc_quiz, 1),
-        is_correct=True,
-        language="en",
-    )
+    answer_row(
+        attempt=attempt, question=gc_quiz.questions.get(position=1), choice=right(gc_quiz, 1), is_correct=True
+    ).save()
     return attempt
 
 

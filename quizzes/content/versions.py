@@ -1,0 +1,145 @@
+"""Question versions: what each question was when students were shown it.
+
+A question's current version is its highest-numbered ``QuestionVersion``: its
+texts and offered choices in every language and its key, copied from the rows
+editors edit. Every write of a question or of one of its choices calls
+``question_version_sync`` (the receivers at the end of this module, in the
+writing transaction), which compares the rows with the current version:
+
+- the same: nothing is written (loading the fixtures again writes nothing);
+- different, and no attempt's layout holds the current version: it is
+  rewritten in place (a question nobody was shown has one version);
+- different, and an attempt holds it: a new version is made and becomes the
+  current one; the old one never changes again.
+
+The current version is locked (``FOR UPDATE``) before its layouts are looked
+for. Inserting a layout row takes a key-share lock on the version it names,
+which conflicts with that lock: either the edit sees the attempt (and makes a
+new version) or the attempt waits for the edit and then holds the rewritten
+version, which nobody was shown yet.
+
+Translation revisions (``QuestionVersion.revisions``): for each language, the
+number of the version each text a student reading that language sees (its
+translation, or English where it has none) last changed in, and the
+question's revision in that language, the version in which anything that
+student sees last changed. Statistics count answers per revision, so a fixed
+translation starts a fresh count while English answers keep theirs.
+"""
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import QuerySet
+from django.db.models.signals import post_delete, post_save
+from django.dispatch import receiver
+
+from quizzes.content.languages import SOURCE_LANGUAGE, column
+from quizzes.models import AttemptQuestion, Choice, Question, QuestionVersion, new_token
+
+LANGUAGES = tuple(code for code, _name in settings.LANGUAGES)
+QUESTION_FIELDS = ("text", "explanation")
+
+
+def _texts(obj, fields) -> dict[str, str]:
+    return {
+        column(field, language): getattr(obj, column(field, language)) or ""
+        for field in fields
+        for language in LANGUAGES
+    }
+
+
+def question_version_content(question: Question) -> dict:
+    """What a version of ``question`` holds, read from its rows now: ``texts``, ``choices``
+    (offered ones, by position) and ``correct_choice_id``."""
+    choices = list(Choice.objects.filter(question_id=question.pk, is_archived=False).order_by("position"))
+    return {
+        "texts": _texts(question, QUESTION_FIELDS),
+        "choices": [{"id": choice.pk, "position": choice.position, **_texts(choice, ("text",))} for choice in choices],
+        "correct_choice_id": next((choice.pk for choice in choices if choice.is_correct), None),
+    }
+
+
+def shown_texts(texts: dict, choices: list[dict], language: str) -> dict[str, str]:
+    """Each text a student reading ``language`` sees, by name: ``text``, ``explanation`` and
+    ``choice:<id>``, English where there is no translation."""
+
+    def shown(values: dict, field: str) -> str:
+        return values.get(column(field, language)) or values.get(column(field, SOURCE_LANGUAGE)) or ""
+
+    result = {field: shown(texts, field) for field in QUESTION_FIELDS}
+    result.update({f"choice:{choice['id']}": shown(choice, "text") for choice in choices})
+    return result
+
+
+def _revisions(content: dict, number: int, previous: QuestionVersion | None) -> dict:
+    revisions = {}
+    for language in LANGUAGES:
+        now = shown_texts(content["texts"], content["choices"], language)
+        if previous is None:
+            revisions[language] = {"question": number, "texts": dict.fromkeys(now, number)}
+            continue
+        before = shown_texts(previous.texts, previous.choices, language)
+        earlier = previous.revisions[language]
+        texts = {
+            name: earlier["texts"][name] if before.get(name) == text and name in earlier["texts"] else number
+            for name, text in now.items()
+        }
+        revisions[language] = {"question": earlier["question"] if now == before else number, "texts": texts}
+    return revisions
+
+
+def _same(version: QuestionVersion, content: dict) -> bool:
+    return (
+        version.texts == content["texts"]
+        and version.choices == content["choices"]
+        and version.correct_choice_id == content["correct_choice_id"]
+    )
+
+
+def question_version_sync(question_id: int) -> QuestionVersion | None:
+    """Make the question's current version hold what its rows hold (see the module's
+    docstring); returns it, or None for a question that no longer exists."""
+    with transaction.atomic():
+        question = Question.objects.filter(pk=question_id).first()
+        if question is None:
+            return None
+        content = question_version_content(question)
+        current = (
+            QuestionVersion.objects.select_for_update().filter(question_id=question_id).order_by("-number").first()
+        )
+        if current is not None and _same(current, content):
+            return current
+        if current is not None and not AttemptQuestion.objects.filter(version_id=current.pk).exists():
+            previous = QuestionVersion.objects.filter(question_id=question_id, number__lt=current.number)
+            previous = previous.order_by("-number").first()
+            for name, value in content.items():
+                setattr(current, name, value)
+            current.revisions = _revisions(content, current.number, previous)
+            current.token = new_token()
+            current.save(update_fields=[*content, "revisions", "token"])
+            return current
+        number = 1 if current is None else current.number + 1
+        return QuestionVersion.objects.create(
+            question_id=question_id, number=number, revisions=_revisions(content, number, current), **content
+        )
+
+
+def question_current_version(question_id: int) -> QuestionVersion | None:
+    return QuestionVersion.objects.filter(question_id=question_id).order_by("-number").first()
+
+
+@receiver(post_save, sender=Question, dispatch_uid="question_version_question")
+def _question_saved(sender, instance, **kwargs):
+    question_version_sync(instance.pk)
+
+
+@receiver(post_save, sender=Choice, dispatch_uid="question_version_choice_saved")
+def _choice_saved(sender, instance, **kwargs):
+    question_version_sync(instance.question_id)
+
+
+@receiver(post_delete, sender=Choice, dispatch_uid="question_version_choice_deleted")
+def _choice_deleted(sender, instance, origin=None, **kwargs):
+    # A choice deleted with its question (or its quiz) leaves no version to update.
+    deleted_itself = isinstance(origin, Choice) or (isinstance(origin, QuerySet) and origin.model is Choice)
+    if deleted_itself:
+        question_version_sync(instance.question_id)
