@@ -478,6 +478,12 @@ class Answer(models.Model):
         which ``attempt_answer_submit`` and the attempt selectors attach)."""
         return self.content_question
 
+    @property
+    def is_regraded(self) -> bool:
+        """Whether its grade is not the one its feedback gave (the key of the version shown):
+        a regrade changed it since (quizzes/attempts/regrade.py)."""
+        return self.is_correct != (self.choice_id == self.feedback_question.correct_choice_id)
+
 
 class Regrade(models.Model):
     """A change of a question's correct choice after students answered it, and what it did.

@@ -87,6 +87,7 @@ class ChoiceFactory(factory.django.DjangoModelFactory):
 class AttemptFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Attempt
+        skip_postgeneration_save = True  # the layout hook writes rows of its own, not the attempt
 
     user = factory.SubFactory(UserFactory)
     quiz = factory.SubFactory(QuizFactory)

@@ -57,13 +57,16 @@ from tests.progress_oracle import attempt_oracle, progress_of, quiz_detail_oracl
 
 GC = "gradient-checkpointing"
 QUESTION_BUDGET = 6  # a question page
-# An answer, exactly: a regression must show. The attempt's lock checks its owner, and the
-# INSERT reads the choice's key (quizzes.attempts.statements.answer_write). On PostgreSQL both travel in one
+# An answer, exactly: a regression must show. The attempt's lock checks its owner, the INSERT
+# reads the key of the version the layout holds, and the token of that version is read for its
+# feedback (quizzes.attempts.statements.answer_write). On PostgreSQL the three travel in one
 # message with their BEGIN and COMMIT: one round trip.
-ANSWER_WRITE = 1 if connection.vendor == "postgresql" else 2
+ANSWER_WRITE = 1 if connection.vendor == "postgresql" else 3
 WEB_ANSWER = 2 + ANSWER_WRITE  # session, user, the attempt's lock and the graded INSERT
 API_ANSWER = 1 + ANSWER_WRITE  # token's user, the attempt's lock and the graded INSERT
-API_ANSWER_RETRY = API_ANSWER + 1  # ... the INSERT refused by the unique constraint, then the recorded answer
+# A retry: the token's user, the lock and the INSERT the unique constraint refuses (one message on
+# PostgreSQL, so the version's token is not read), then the recorded answer with its token.
+API_ANSWER_RETRY = 1 + (1 if connection.vendor == "postgresql" else 2) + 1
 DASHBOARD_BUDGET = 8  # the dashboard and the API's progress
 API_QUIZ_LIST = 2  # token's user, and the dashboard's statement (a page of a list needs no COUNT)
 OTHER_BUDGET = 8  # quiz page, result, resume

@@ -171,8 +171,11 @@ class AnswerFeedbackSerializer(serializers.ModelSerializer):
 
     # The right choice and the explanation are those of the version the answer records
     # (Answer.feedback_question). (Not in the docstring: the schema shows it.)
-    correct = serializers.BooleanField(source="is_correct", read_only=True)
-    correct_choice = serializers.SerializerMethodField()
+    correct = serializers.BooleanField(source="is_correct", read_only=True, help_text="The grade that counts.")
+    correct_choice = serializers.SerializerMethodField(help_text="The right choice, as the student was shown it.")
+    regraded = serializers.SerializerMethodField(
+        help_text="Whether a regrade changed the grade since the student was shown this feedback."
+    )
     explanation = TranslatedText("explanation", of="feedback_question")
     explanation_language = TextLanguage("explanation", of="feedback_question")
 
@@ -183,6 +186,7 @@ class AnswerFeedbackSerializer(serializers.ModelSerializer):
             "choice",
             "correct",
             "correct_choice",
+            "regraded",
             "explanation",
             "explanation_language",
             "language",
@@ -192,6 +196,9 @@ class AnswerFeedbackSerializer(serializers.ModelSerializer):
 
     def get_correct_choice(self, answer) -> int | None:
         return answer.feedback_question.correct_choice_id
+
+    def get_regraded(self, answer) -> bool:
+        return answer.is_regraded
 
 
 class AttemptChoiceSerializer(serializers.Serializer):

@@ -5,7 +5,8 @@ from dataclasses import dataclass
 from django.db.models import F
 
 from quizzes.attempts import grading, statements
-from quizzes.content.cache import ContentQuestion, QuizContent, layout_content, quiz_content
+from quizzes.content.cache import ContentQuestion, QuizContent, quiz_content
+from quizzes.content.layout_cache import layout_content
 from quizzes.models import Answer, Attempt, AttemptQuestion, Course, Quiz
 
 

@@ -13,9 +13,10 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from quizzes.attempts import statements
+from quizzes.attempts import start_statements, statements
 from quizzes.attempts.layout import DrawSettings, layout_draw
-from quizzes.content.cache import ContentQuestion, layout_versions, version_question
+from quizzes.content.cache import ContentQuestion, version_question
+from quizzes.content.layout_cache import layout_versions
 from quizzes.models import Answer, Attempt, AttemptQuestion, Question, Quiz
 
 QUIZ_UNAVAILABLE = _("This quiz is not available.")
@@ -55,7 +56,7 @@ def attempt_start(*, user, quiz: Quiz) -> tuple[Attempt, bool]:
         # that row: locking the course too would serialise every student's start in
         # it. The lock and what is read after it travel in one message of fixed SQL
         # (quizzes/attempts/statements.py): a class arrives at once.
-        enrolled, attempts, questions, pool_draws = statements.start_reads(
+        enrolled, attempts, questions, pool_draws = start_statements.start_reads(
             user_id=user.pk, course_id=quiz.course_id, quiz_id=quiz.pk
         )
         if not quiz.is_published:
@@ -70,7 +71,7 @@ def attempt_start(*, user, quiz: Quiz) -> tuple[Attempt, bool]:
             raise AttemptError(NO_ATTEMPTS_LEFT, code="no_attempts_left", status=409)
         # The layout is drawn and stored once: every page, the API and the answer check read it.
         slots = layout_draw(questions, DrawSettings.of(quiz, pool_draws))
-        attempt = statements.attempt_insert(
+        attempt = start_statements.attempt_insert(
             user_id=user.pk, quiz_id=quiz.pk, number=used + 1, max_score=len(slots), pass_mark=quiz.pass_mark
         )
         if attempt is None:
@@ -79,7 +80,7 @@ def attempt_start(*, user, quiz: Quiz) -> tuple[Attempt, bool]:
             if current is None:  # it took this attempt's number and finished already
                 raise AttemptError(START_RACED, code="start_conflict", status=409)
             return current, False
-        statements.layout_insert(attempt_id=attempt.pk, slots=slots)
+        start_statements.layout_insert(attempt_id=attempt.pk, slots=slots)
     attempt.quiz = quiz
     return attempt, True
 

@@ -16,10 +16,8 @@ from common.sql import (
     database,
     fetch_each,
     fetchall,
-    for_key_share,
     for_update,
     in_one_message,
-    insert,
     inserted_names,
     instance,
     json_array_has,
@@ -29,7 +27,6 @@ from common.sql import (
     table,
 )
 from quizzes.attempts.grading import AttemptScore
-from quizzes.attempts.layout import DrawQuestion
 from quizzes.models import (
     Answer,
     Attempt,
@@ -37,8 +34,6 @@ from quizzes.models import (
     Choice,
     Course,
     Enrollment,
-    PoolDraw,
-    Question,
     QuestionVersion,
     Quiz,
 )
@@ -64,7 +59,7 @@ def attempt_get(*, attempt_id: int, user_id: int, using: str = DEFAULT_DB_ALIAS)
     return instance(Attempt, ATTEMPT_NAMES, rows[0], using=using) if rows else None
 
 
-SLOT_NAMES = ("position", "question_id", "version_id", "choice_order")
+SLOT_NAMES = ("id", "position", "question_id", "version_id", "choice_order")
 
 
 @cache
@@ -312,7 +307,7 @@ def courses_of_student(
     return enrolled, joinable, quizzes
 
 
-# Arriving at a quiz: reading it and starting an attempt ----------------------------------------
+# Arriving at a quiz -----------------------------------------------------------------------------
 
 
 @cache
@@ -376,118 +371,3 @@ def published_quiz_for_student(
     if quiz is None:
         return None, False, []
     return quiz, bool(enrolled), [instance(Attempt, ATTEMPT_NAMES, row, using=using) for row in attempts]
-
-
-@cache
-def _student_attempts_sql(using: str) -> str:
-    return (
-        f"SELECT {select_list(Attempt, 'a', ATTEMPT_NAMES, using)} FROM {table(Attempt, using)} a "
-        f"WHERE a.{column(Attempt, 'user_id', using)} = %s AND a.{column(Attempt, 'quiz_id', using)} = %s "
-        f"ORDER BY a.{column(Attempt, 'number', using)} DESC"
-    )
-
-
-@cache
-def _enrollment_lock_sql(using: str) -> str:
-    # Only the enrollment's row: nothing is joined, so the course is not locked with it.
-    return (
-        f"SELECT {column(Enrollment, 'id', using)} FROM {table(Enrollment, using)} "
-        f"WHERE {column(Enrollment, 'user_id', using)} = %s "
-        f"AND {column(Enrollment, 'course_id', using)} = %s{for_update(using)}"
-    )
-
-
-def start_reads(
-    *, user_id: int, course_id: int, quiz_id: int, using: str = DEFAULT_DB_ALIAS
-) -> tuple[bool, list[Attempt], list[DrawQuestion], dict[str, int]]:
-    """What starting an attempt reads, in one round trip, in the caller's transaction: lock
-    the user's enrollment in the course until the transaction ends (False if there is none),
-    then, read after the lock, the user's attempts at the quiz (newest first), the quiz's
-    questions not archived with their current versions (key-share locked: an edit cannot
-    rewrite a version in place until this transaction ends, quizzes/content/versions.py), and
-    its pool draws."""
-    locked, attempts, questions, draws = fetch_each(
-        [
-            (_enrollment_lock_sql(using), [user_id, course_id]),
-            (_student_attempts_sql(using), [user_id, quiz_id]),
-            (_current_versions_sql(using), [quiz_id, False]),
-            (_pool_draws_sql(using), [quiz_id]),
-        ],
-        using=using,
-    )
-    return (
-        bool(locked),
-        [instance(Attempt, ATTEMPT_NAMES, row, using=using) for row in attempts],
-        [_draw_question(row, using) for row in questions],
-        dict(draws),
-    )
-
-
-DRAW_QUESTION_NAMES = ("id", "position", "pool", "keep_choice_order")
-DRAW_VERSION_NAMES = ("id", "choices")
-
-
-@cache
-def _current_versions_sql(using: str) -> str:
-    question_id, number = column(QuestionVersion, "question_id", using), column(QuestionVersion, "number", using)
-    return (
-        f"SELECT {select_list(Question, 'q', DRAW_QUESTION_NAMES, using)}, "
-        f"{select_list(QuestionVersion, 'v', DRAW_VERSION_NAMES, using)} "
-        f"FROM {table(Question, using)} q JOIN {table(QuestionVersion, using)} v "
-        f"ON v.{question_id} = q.{column(Question, 'id', using)} "
-        f"WHERE q.{column(Question, 'quiz_id', using)} = %s AND q.{column(Question, 'is_archived', using)} = %s "
-        f"AND v.{number} = (SELECT MAX(w.{number}) FROM {table(QuestionVersion, using)} w "
-        f"WHERE w.{question_id} = q.{column(Question, 'id', using)}) "
-        f"ORDER BY q.{column(Question, 'position', using)}{for_key_share('v', using)}"
-    )
-
-
-def _draw_question(row, using: str) -> DrawQuestion:
-    width = len(DRAW_QUESTION_NAMES)
-    question = instance(Question, DRAW_QUESTION_NAMES, row[:width], using=using)
-    version = instance(QuestionVersion, DRAW_VERSION_NAMES, row[width:], using=using)
-    return DrawQuestion(
-        id=question.pk,
-        position=question.position,
-        pool=question.pool,
-        keep_choice_order=question.keep_choice_order,
-        version_id=version.pk,
-        choice_ids=tuple(choice["id"] for choice in version.choices),
-    )
-
-
-@cache
-def _pool_draws_sql(using: str) -> str:
-    return (
-        f"SELECT {column(PoolDraw, 'pool', using)}, {column(PoolDraw, 'count', using)} FROM {table(PoolDraw, using)} "
-        f"WHERE {column(PoolDraw, 'quiz_id', using)} = %s"
-    )
-
-
-def attempt_insert(
-    *, user_id: int, quiz_id: int, number: int, max_score: int, pass_mark: int, using: str = DEFAULT_DB_ALIAS
-) -> Attempt | None:
-    """INSERT a new attempt in progress (its other columns as ``Model.save()`` would fill them)
-    and return it; None, with nothing written, when a unique constraint refuses it (a second
-    attempt in progress, a taken number): no savepoint is needed around it in a transaction."""
-    attempt = insert(
-        Attempt,
-        {"user_id": user_id, "quiz_id": quiz_id, "number": number, "max_score": max_score, "pass_mark": pass_mark},
-        conflict="ignore",
-        using=using,
-    )
-    return attempt
-
-
-def layout_insert(*, attempt_id: int, slots, using: str = DEFAULT_DB_ALIAS) -> None:
-    """INSERT an attempt's layout (``quizzes.attempts.layout.Slot``s): one statement."""
-    AttemptQuestion.objects.using(using).bulk_create(
-        AttemptQuestion(
-            attempt_id=attempt_id,
-            position=slot.position,
-            question_id=slot.question_id,
-            version_id=slot.version_id,
-            choice_order=list(slot.choice_order),
-        )
-        for slot in slots
-    )

@@ -50,7 +50,7 @@ from quizzes.models import Choice, Course, Question, QuestionVersion, Quiz, Quiz
 
 # A snapshot lives an hour at most in the cache, under the version it was read with.
 CONTENT_TIMEOUT = 60 * 60
-_PREFIX = "quiz-content:3"
+PREFIX = "quiz-content:3"
 
 
 class _Snapshot:
@@ -120,7 +120,7 @@ def _texts(obj, fields: tuple[str, ...]) -> dict[str, str]:
 
 
 def _content_key(quiz_id: int, version: int) -> str:
-    return f"{_PREFIX}:quiz:{quiz_id}:{version}"
+    return f"{PREFIX}:quiz:{quiz_id}:{version}"
 
 
 def _version_of(quiz: Quiz) -> int | None:
@@ -315,68 +315,6 @@ def quiz_content(quiz_id: int) -> QuizContent:
     if version is not None:  # a version of this database: never found under another version
         cache.set(_content_key(quiz_id, version), content, timeout=CONTENT_TIMEOUT)
     _hold(quiz_id, version, content)
-    return content
-
-
-# The versions this process has read for attempts' layouts, by (id, token). A version a layout
-# holds never changes (quizzes/content/versions.py), so what is held here is never stale.
-_versions: dict[tuple[int, int], QuestionVersion] = {}
-_VERSIONS_MAX = 20000
-
-
-def _version_key(version_id: int, token: int) -> str:
-    return f"{_PREFIX}:version:{version_id}:{token}"
-
-
-def layout_versions(keys) -> dict[tuple[int, int], QuestionVersion]:
-    """The versions that attempts' layouts hold, by (id, token) (``QuestionVersion.token``): from
-    this process, else the cache, else the database (one query for those missing). Only for
-    versions a committed layout holds: another one may still be rewritten in place."""
-    missing = [key for key in keys if key not in _versions]
-    if missing:
-        if len(_versions) + len(missing) > _VERSIONS_MAX:
-            _versions.clear()
-        found = cache.get_many([_version_key(*key) for key in missing])
-        _versions.update(((version.pk, version.token), version) for version in found.values())
-        unread = [key for key in missing if key not in _versions]
-        if unread:
-            read = {
-                (version.pk, version.token): version
-                for version in QuestionVersion.objects.filter(pk__in=[version_id for version_id, _token in unread])
-            }
-            cache.set_many({_version_key(*key): version for key, version in read.items()}, timeout=CONTENT_TIMEOUT)
-            _versions.update(read)
-    return {key: _versions[key] for key in keys if key in _versions}
-
-
-# An attempt's view of its quiz (its layout), made once per process and layout.
-_layouts: dict[tuple, QuizContent] = {}
-_LAYOUTS_MAX = 4000
-
-
-def layout_content(quiz: QuizContent, slots) -> QuizContent:
-    """The quiz as an attempt shows it: ``slots`` are its layout's (position, version id,
-    version token, choice order) in position order; each question is its version there, its
-    choices in that order. Made once per process for a layout (``derived`` keys on it too)."""
-    key = (quiz.id, tuple((position, version_id, token, tuple(order)) for position, version_id, token, order in slots))
-    held = _layouts.get(key)
-    if held is not None:
-        return held
-    versions = layout_versions([(version_id, token) for _position, version_id, token, _order in slots])
-    content = QuizContent(
-        {name: value for name, value in quiz.__dict__.items() if name.startswith(("title_", "description_"))},
-        id=quiz.id,
-        slug=quiz.slug,
-        course_id=quiz.course_id,
-        derived_key=("layout", key),
-        questions=tuple(
-            version_question(versions[version_id, token], position=position, choice_order=order)
-            for position, version_id, token, order in slots
-        ),
-    )
-    if len(_layouts) >= _LAYOUTS_MAX:
-        _layouts.clear()
-    _layouts[key] = content
     return content
 
 

@@ -21,6 +21,7 @@ GC = "gradient-checkpointing"
 ARC = "activation-recomputation-tradeoffs"
 
 ATTEMPT_FIELDS = {
+    "questions",
     "id",
     "quiz",
     "number",
@@ -39,6 +40,7 @@ FEEDBACK_FIELDS = {
     "choice",
     "correct",
     "correct_choice",
+    "regraded",
     "explanation",
     "explanation_language",
     "language",

@@ -194,7 +194,10 @@ def test_after_answering_question_1_only_its_feedback_appears(client, quiz, righ
         assert answers[0]["explanation"] == marker(1, language)
         assert answers[0]["explanation_language"] == language
         assert answers[0]["correct_choice"] == right_choice.pk
-        assert response.content.count(b'"correct_choice"') == 1
+        # Once in the answers, once in the feedback of its question.
+        assert response.content.count(b'"correct_choice"') == 2
+        (shown,) = [item for item in response.json()["questions"] if item["feedback"] is not None]
+        assert shown["id"] == q1.pk and shown["feedback"] == answers[0]
 
     # The quiz, list and progress still say nothing about any question.
     for url, headers in every_read(None):

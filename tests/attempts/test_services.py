@@ -17,7 +17,6 @@ from quizzes.attempts.services import (
     attempt_finish,
     attempt_start,
 )
-from quizzes.content.cache import quiz_content
 from quizzes.enrollment.services import (
     SELF_ENROLLMENT_CLOSED,
     EnrollmentError,
@@ -312,14 +311,19 @@ class TestAnswerSubmit:
         recorded, created = shown_at(2)
         assert created and recorded.attempt == attempt and recorded.is_correct is True
 
-    def test_a_choice_archived_since_the_cached_copy_refused(self, attempt, gc_quiz):
+    def test_a_choice_archived_since_the_start_stays_answerable_in_that_attempt_only(self, attempt, gc_quiz):
+        """The attempt was shown the choice (its layout holds the version that offered it); a new
+        attempt, drawn from the new version, is not, and is refused it."""
         choice = wrong(gc_quiz, 1)
-        answer(attempt, right(gc_quiz, 2))  # the quiz's content is in the cache
-        Choice.objects.filter(pk=choice.pk).update(is_archived=True)  # no signal: the cached copy still has it
-        assert quiz_content(gc_quiz.pk).question(choice.question_id).choice(choice.pk) is not None
+        choice.is_archived = True
+        choice.save()
+        recorded, created = answer(attempt, choice)
+        assert created and recorded.is_correct is False and recorded.version.number == 1
+        attempt_finish(attempt=attempt)
+        following, _created = attempt_start(user=attempt.user, quiz=gc_quiz)
         before = snapshot()
         with pytest.raises(AttemptError) as refused:
-            answer(attempt, choice)
+            answer(following, choice)
         assert (refused.value.code, refused.value.status) == ("choice_not_in_question", 400)
         assert snapshot() == before
 

@@ -17,9 +17,11 @@ from rest_framework.authtoken.models import Token
 
 from common import pooler, sql
 from quizzes.accounts import statements as account_statements
-from quizzes.attempts import statements
+from quizzes.attempts import start_statements, statements
+from quizzes.attempts.layout import Slot
 from quizzes.attempts.services import attempt_answer_submit, attempt_finish, attempt_start
-from quizzes.models import Answer, Attempt, Choice, Course, Question, Quiz
+from quizzes.models import Answer, Attempt, AttemptQuestion, Choice, Course, PoolDraw, Question, Quiz
+from tests.factories import current_version
 
 GC = "gradient-checkpointing"
 PROJECT_DIR = Path(__file__).resolve().parent.parent.parent
@@ -69,8 +71,11 @@ def test_user_and_token_user_are_the_orm_rows(student):
 def test_attempt_with_answers_is_the_orm_rows(student, answered):
     first, second = answered
     for attempt in (first, second):
-        found, answers = statements.attempt_with_answers(attempt_id=attempt.pk, user_id=student.pk)
+        found, layout, answers = statements.attempt_with_answers(attempt_id=attempt.pk, user_id=student.pk)
         assert fields(found) == fields(Attempt.objects.get(pk=attempt.pk))
+        rows = AttemptQuestion.objects.filter(attempt=attempt).select_related("version").order_by("position")
+        assert [fields(slot) for slot in layout] == [fields(slot) for slot in rows]
+        assert [slot.version_token for slot in layout] == [slot.version.token for slot in rows]
         expected = {answer.question_id: fields(answer) for answer in Answer.objects.filter(attempt=attempt)}
         assert {question_id: fields(answer) for question_id, answer in answers.items()} == expected
         assert all(answer.attempt is found for answer in answers.values())
@@ -192,11 +197,10 @@ def test_answer_write_inserts_nothing_for_a_choice_not_open_in_that_question(in_
     assert insert(first, second.choices.first()) is None  # another question's choice
     assert insert(foreign, foreign.choices.first()) is None  # another quiz's question
     assert insert(first, first.choices.first(), position=2) is None  # not the question at that position
-    archived = first.choices.order_by("position").last()
-    Choice.objects.filter(pk=archived.pk).update(is_archived=True)
-    assert insert(first, archived) is None
-    Question.objects.filter(pk=third.pk).update(is_archived=True)
-    assert insert(third, third.choices.first()) is None
+    added = Choice.objects.create(question=first, position=9, text_en="Added since the start")
+    assert insert(first, added) is None  # not a choice the layout shows (a new version offers it)
+    AttemptQuestion.objects.filter(attempt=attempt, question=third).delete()
+    assert insert(third, third.choices.first()) is None  # not in the layout
     assert not Answer.objects.filter(attempt=attempt).exists()
     assert insert(second, second.choices.first(), position=2) is not None
 
@@ -470,7 +474,9 @@ def test_a_read_with_using_runs_on_that_connection_and_builds_its_instances(stud
     first, _second = answered
     with CaptureQueriesContext(other_alias) as on_other, CaptureQueriesContext(connection) as on_default:
         user = account_statements.user_get(student.pk, using="other")
-        attempt, answers = statements.attempt_with_answers(attempt_id=first.pk, user_id=student.pk, using="other")
+        attempt, _layout, answers = statements.attempt_with_answers(
+            attempt_id=first.pk, user_id=student.pk, using="other"
+        )
         found, enrolled, attempts = statements.published_quiz_for_student(slug=GC, user_id=student.pk, using="other")
         enrolled_in, _joinable, quiz_rows = statements.courses_of_student(student.pk, using="other")
     # One message each on PostgreSQL; the quiz's three reads one by one on SQLite.
@@ -487,11 +493,14 @@ def test_a_read_with_using_runs_on_that_connection_and_builds_its_instances(stud
 @USING_OTHER
 def test_a_write_with_using_runs_on_that_connection(student, quiz, other_alias):
     values = {"user_id": student.pk, "quiz_id": quiz.pk, "max_score": 8, "pass_mark": 60}
-    with CaptureQueriesContext(other_alias) as on_other, CaptureQueriesContext(connection) as on_default:
-        attempt = statements.attempt_insert(number=1, using="other", **values)
-    assert attempt._state.db == "other" and on_default.captured_queries == []
-    assert len(on_other.captured_queries) == 1
     question = quiz.questions.get(position=1)
+    slot = Slot(1, question.pk, current_version(question).pk, tuple(question.choices.values_list("pk", flat=True)))
+    with CaptureQueriesContext(other_alias) as on_other, CaptureQueriesContext(connection) as on_default:
+        attempt = start_statements.attempt_insert(number=1, using="other", **values)
+        start_statements.layout_insert(attempt_id=attempt.pk, slots=[slot], using="other")
+    assert attempt._state.db == "other" and on_default.captured_queries == []
+    written = [query for query in on_other.captured_queries if query["sql"] not in ("BEGIN", "COMMIT")]
+    assert len(written) == 2
     choice = question.choices.order_by("position").first()
     with CaptureQueriesContext(other_alias) as on_other, CaptureQueriesContext(connection) as on_default:
         locked, answer = statements.answer_write(
@@ -524,16 +533,28 @@ def test_the_names_are_quoted_by_the_connection_given(other_alias, monkeypatch):
 def test_start_reads_lock_the_enrollment_then_read_the_attempts_and_open_questions(
     in_one_message, student, quiz, answered, outsider
 ):
+    PoolDraw.objects.create(quiz=quiz, pool="memory", count=2)
     with transaction.atomic():
-        enrolled, attempts, open_questions = statements.start_reads(
+        enrolled, attempts, questions, draws = start_statements.start_reads(
             user_id=student.pk, course_id=quiz.course_id, quiz_id=quiz.pk
         )
     assert enrolled is True
     newest_first = Attempt.objects.filter(user=student).order_by("-number")
     assert [fields(attempt) for attempt in attempts] == [fields(attempt) for attempt in newest_first]
-    assert open_questions == quiz.questions.filter(is_archived=False).count()
-    outside = statements.start_reads(user_id=outsider.pk, course_id=quiz.course_id, quiz_id=quiz.pk)
-    assert outside == (False, [], open_questions)
+    open_questions = quiz.questions.filter(is_archived=False).order_by("position")
+    assert [question.id for question in questions] == [question.pk for question in open_questions]
+    for found, question in zip(questions, open_questions, strict=True):
+        version = current_version(question)
+        assert (found.version_id, found.position, found.pool, found.keep_choice_order) == (
+            version.pk,
+            question.position,
+            question.pool,
+            question.keep_choice_order,
+        )
+        assert found.choice_ids == tuple(choice["id"] for choice in version.choices)
+    assert draws == {"memory": 2}
+    outside = start_statements.start_reads(user_id=outsider.pk, course_id=quiz.course_id, quiz_id=quiz.pk)
+    assert outside == (False, [], questions, draws)
 
 
 @BOTH_WAYS
@@ -541,11 +562,11 @@ def test_an_attempt_a_unique_constraint_refuses_is_not_written(in_one_message, s
     first, _new = attempt_start(user=student, quiz=quiz)  # number 1, in progress
     values = {"user_id": student.pk, "quiz_id": quiz.pk, "max_score": 8, "pass_mark": 60}
     with CaptureQueriesContext(connection) as queries:
-        assert statements.attempt_insert(number=2, **values) is None  # a second one in progress
+        assert start_statements.attempt_insert(number=2, **values) is None  # a second one in progress
     assert not any("SAVEPOINT" in query["sql"] for query in queries.captured_queries)
     attempt_finish(attempt=first)
-    assert statements.attempt_insert(number=1, **values) is None  # a taken number
-    second = statements.attempt_insert(number=2, **values)
+    assert start_statements.attempt_insert(number=1, **values) is None  # a taken number
+    second = start_statements.attempt_insert(number=2, **values)
     assert fields(second) == fields(Attempt.objects.get(pk=second.pk))
     assert Attempt.objects.filter(user=student).count() == 2
 
@@ -556,7 +577,7 @@ def test_with_server_side_binding_a_transactions_reads_go_one_by_one(student, qu
     # A prepared statement holds one command: several statements may not share a message.
     monkeypatch.setitem(connection.settings_dict["OPTIONS"], "server_side_binding", True)
     with CaptureQueriesContext(connection) as queries, transaction.atomic():
-        enrolled, _attempts, _count = statements.start_reads(
+        enrolled, _attempts, _count = start_statements.start_reads(
             user_id=student.pk, course_id=quiz.course_id, quiz_id=quiz.pk
         )
     assert enrolled is True

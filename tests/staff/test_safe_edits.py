@@ -192,7 +192,7 @@ def test_finishing_the_in_progress_attempt_after_a_regrade_uses_the_new_key(edit
     assert finished.score == 0  # D chose choice 1, no longer correct
 
 
-def test_the_api_feedback_follows_the_new_key(editor_client, q1, graded):
+def test_the_api_grade_follows_the_new_key_and_the_feedback_stays_as_shown(editor_client, q1, graded):
     url, data = make_choice_2_correct(editor_client, q1)
     data["_confirm_regrade"] = "yes"
     editor_client.post(url, data)
@@ -202,8 +202,8 @@ def test_the_api_feedback_follows_the_new_key(editor_client, q1, graded):
     body = api.get(f"/api/v1/attempts/{graded['A'].pk}/").json()
 
     feedback = next(answer for answer in body["answers"] if answer["question"] == q1.pk)
-    assert feedback["correct"] is False
-    assert feedback["correct_choice"] == choices(q1)[1].pk
+    assert feedback["correct"] is False and feedback["regraded"] is True
+    assert feedback["correct_choice"] == choices(q1)[0].pk  # the key the student was shown
     assert body["score"] == 1
 
 
