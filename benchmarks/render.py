@@ -86,6 +86,12 @@ def variants(objects: dict, language: str) -> dict[str, dict[str, object]]:
     # no answers; the answer's question and choices).
     drf_attempt = type(attempt).objects.select_related("quiz").get(pk=attempt.pk)
     prefetch_related_objects([drf_attempt], "answers")
+    shown = []
+    if hasattr(api, "AttemptQuestionSerializer"):  # the attempt's questions, in its layout's order
+        from quizzes.attempts.selectors import attempt_content, shown_questions
+
+        shown = shown_questions(content=attempt_content(attempt=attempt), answers={})
+        drf_attempt.questions = shown
     drf_answer = type(answer).objects.select_related("question").get(pk=answer.pk)
     prefetch_related_objects([drf_answer], "question__choices")
     paths = {
@@ -110,7 +116,11 @@ def variants(objects: dict, language: str) -> dict[str, dict[str, object]]:
         paths["progress"]["fast"] = lambda: progress.many(quizzes)  # as the quiz list renders its page
         paths["questions"]["fast"] = lambda: questions(content.questions)
         paths["feedback"]["fast"] = lambda: feedback(answer)
-        paths["new_attempt"]["fast"] = lambda: new_attempt(attempt, answers=[])
+        if shown:
+            shown_rendered = new_attempt.nested("questions")
+            paths["new_attempt"]["fast"] = lambda: new_attempt(attempt, questions=shown_rendered(shown), answers=[])
+        else:
+            paths["new_attempt"]["fast"] = lambda: new_attempt(attempt, answers=[])
         # For comparison: DRF's to_representation on the renderer's kept (bound once) instance.
         kept = {
             "progress": progress.serializer,

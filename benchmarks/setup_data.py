@@ -41,7 +41,7 @@ def main(out: Path, counts: dict[str, int]) -> None:
     from rest_framework.authtoken.models import Token
 
     from benchmarks.ceiling import TABLE
-    from quizzes.models import Attempt, Course, Enrollment, Quiz
+    from quizzes.models import Attempt, AttemptQuestion, Course, Enrollment, Quiz
 
     user_model = get_user_model()
     quiz = Quiz.objects.get(slug="gradient-checkpointing")
@@ -84,6 +84,20 @@ def main(out: Path, counts: dict[str, int]) -> None:
             for user in users["read"] + users["web"] + users["api"]
         )
         attempts = {attempt.user_id: attempt.pk for attempt in started}
+        # Each attempt's layout, as a start draws it with the quiz unshuffled: its questions in
+        # position order, each its current version with the choices in their order.
+        current = {question.pk: question.versions.order_by("-number").first() for question in questions}
+        AttemptQuestion.objects.bulk_create(
+            AttemptQuestion(
+                attempt=attempt,
+                position=position,
+                question=question,
+                version=current[question.pk],
+                choice_order=[choice["id"] for choice in current[question.pk].choices],
+            )
+            for attempt in started
+            for position, question in enumerate(questions, start=1)
+        )
 
     # A login saves the session to the cache as well as the database (cached_db sessions):
     # load each one once, so that the workloads start as after the students logged in,

@@ -58,13 +58,7 @@ def layout_draw(
     questions: list[DrawQuestion], settings: DrawSettings, rng: random.Random = _system_random
 ) -> list[Slot]:
     """A new attempt's layout of ``questions`` (in position order), by the rule above."""
-    draws = settings.pool_draws
-    chosen = [question for question in questions if question.pool not in draws]
-    for pool, count in sorted(draws.items()):
-        members = [question for question in questions if question.pool == pool]
-        chosen += rng.sample(members, min(count, len(members)))
-    if 0 < settings.questions_per_attempt < len(chosen):
-        chosen = rng.sample(chosen, settings.questions_per_attempt)
+    chosen = _chosen(questions, settings, rng)
     if settings.shuffle_questions:
         rng.shuffle(chosen)
     else:
@@ -76,3 +70,20 @@ def layout_draw(
             rng.shuffle(order)
         slots.append(Slot(position, question.id, question.version_id, tuple(order)))
     return slots
+
+
+def layout_size(questions, settings: DrawSettings) -> int:
+    """How many questions an attempt of the quiz asks (steps 1 and 2 of the rule): ``questions``
+    are the quiz's questions not archived, each with its ``pool``."""
+    return len(_chosen(list(questions), settings, random.Random(0)))
+
+
+def _chosen(questions: list, settings: DrawSettings, rng: random.Random) -> list:
+    draws = settings.pool_draws
+    chosen = [question for question in questions if question.pool not in draws]
+    for pool, count in sorted(draws.items()):
+        members = [question for question in questions if question.pool == pool]
+        chosen += rng.sample(members, min(count, len(members)))
+    if 0 < settings.questions_per_attempt < len(chosen):
+        chosen = rng.sample(chosen, settings.questions_per_attempt)
+    return chosen

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from django.db.models import F
 
 from quizzes.attempts import grading, statements
-from quizzes.content.cache import ContentQuestion, QuizContent, quiz_content
+from quizzes.content.cache import ContentQuestion, QuizContent
 from quizzes.content.layout_cache import layout_content
 from quizzes.models import Answer, Attempt, AttemptQuestion, Course, Quiz
 
@@ -112,7 +112,7 @@ def attempt_content(*, attempt: Attempt, layout=None) -> QuizContent:
         layout = AttemptQuestion.objects.filter(attempt_id=attempt.pk).order_by("position")
         layout = list(layout.annotate(version_token=F("version__token")))
     slots = [(slot.position, slot.version_id, slot.version_token, slot.choice_order) for slot in layout]
-    return layout_content(quiz_content(attempt.quiz_id), slots)
+    return layout_content(attempt.quiz, slots)
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,8 @@ from common.sql import (
     table,
 )
 from quizzes.attempts.grading import AttemptScore
+from quizzes.content.cache import translated_columns
+from quizzes.content.layout_cache import QUIZ_TEXT_FIELDS
 from quizzes.models import (
     Answer,
     Attempt,
@@ -63,12 +65,21 @@ SLOT_NAMES = ("id", "position", "question_id", "version_id", "choice_order")
 
 
 @cache
+def _quiz_text_names() -> tuple[str, ...]:
+    # What an attempt's pages show of its quiz besides the layout: its titles and descriptions.
+    texts = tuple(name for field in QUIZ_TEXT_FIELDS for name in translated_columns(Quiz, field))
+    return ("id", "slug", "course_id", *texts)
+
+
+@cache
 def _attempt_answers_sql(using: str) -> str:
     return (
         f"SELECT {select_list(Attempt, 'a', ATTEMPT_NAMES, using)}, "
+        f"{select_list(Quiz, 'q', _quiz_text_names(), using)}, "
         f"{select_list(AttemptQuestion, 's', SLOT_NAMES, using)}, v.{column(QuestionVersion, 'token', using)}, "
         f"{select_list(Answer, 'r', ANSWER_NAMES, using)} "
         f"FROM {table(Attempt, using)} a "
+        f"JOIN {table(Quiz, using)} q ON q.{column(Quiz, 'id', using)} = a.{column(Attempt, 'quiz_id', using)} "
         f"LEFT JOIN {table(AttemptQuestion, using)} s "
         f"ON s.{column(AttemptQuestion, 'attempt_id', using)} = a.{column(Attempt, 'id', using)} "
         f"LEFT JOIN {table(QuestionVersion, using)} v "
@@ -84,14 +95,18 @@ def _attempt_answers_sql(using: str) -> str:
 def attempt_with_answers(
     *, attempt_id: int, user_id: int, using: str = DEFAULT_DB_ALIAS
 ) -> tuple[Attempt, list[AttemptQuestion], dict[int, Answer]] | None:
-    """The attempt (if it is this user's), its layout in position order (each place with its
-    ``version_token``, the version's ``token``), and its answers by question id, in one
-    statement."""
+    """The attempt (if it is this user's) with its ``quiz`` (its id, slug, course and texts
+    only), its layout in position order (each place with its ``version_token``, the version's
+    ``token``), and its answers by question id, in one statement."""
     rows = fetchall(_attempt_answers_sql(using), [attempt_id, user_id], using=using)
     if not rows:
         return None
-    width, slot_width = len(ATTEMPT_NAMES), len(SLOT_NAMES)
-    attempt = instance(Attempt, ATTEMPT_NAMES, rows[0][:width], using=using)
+    quiz_width = len(_quiz_text_names())
+    attempt = instance(Attempt, ATTEMPT_NAMES, rows[0][: len(ATTEMPT_NAMES)], using=using)
+    attempt.quiz = instance(
+        Quiz, _quiz_text_names(), rows[0][len(ATTEMPT_NAMES) : len(ATTEMPT_NAMES) + quiz_width], using=using
+    )
+    width, slot_width = len(ATTEMPT_NAMES) + quiz_width, len(SLOT_NAMES)
     layout, answers = [], {}
     for row in rows:
         if row[width] is None:  # an attempt of a quiz without questions

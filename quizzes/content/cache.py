@@ -46,7 +46,7 @@ from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
 from quizzes.content.versions import question_version_sync
-from quizzes.models import Choice, Course, Question, QuestionVersion, Quiz, QuizContentVersion
+from quizzes.models import Choice, Course, PoolDraw, Question, QuestionVersion, Quiz, QuizContentVersion
 
 # A snapshot lives an hour at most in the cache, under the version it was read with.
 CONTENT_TIMEOUT = 60 * 60
@@ -93,8 +93,9 @@ class ContentQuestion(_Snapshot):
 
 
 class QuizContent(_Snapshot):
-    """A quiz's current questions (not archived, each as its current version shows it) and
-    their choices, in order; or the questions of one attempt's layout (``layout_content``)."""
+    """A quiz's current questions (not archived, each as its current version shows it, with its
+    ``pool`` and ``keep_choice_order``) and their choices, in order, and its ``pool_draws``
+    ({pool: count}); or the questions of one attempt's layout (``layout_content``)."""
 
     id: int
     slug: str
@@ -108,7 +109,7 @@ class QuizContent(_Snapshot):
         return next((question for question in self.questions if question.position == position), None)
 
 
-def _columns(model, field: str) -> list[str]:
+def translated_columns(model, field: str) -> list[str]:
     from modeltranslation.translator import translator
 
     options = translator.get_options_for_model(model)
@@ -116,7 +117,7 @@ def _columns(model, field: str) -> list[str]:
 
 
 def _texts(obj, fields: tuple[str, ...]) -> dict[str, str]:
-    return {name: getattr(obj, name) for field in fields for name in _columns(type(obj), field)}
+    return {name: getattr(obj, name) for field in fields for name in translated_columns(type(obj), field)}
 
 
 def _content_key(quiz_id: int, version: int) -> str:
@@ -223,14 +224,21 @@ def _load(quiz_id: int) -> tuple[int | None, QuizContent]:
         questions = list(questions_query.all())
     version = _version_of(quiz)
     versions = _current_versions([question.pk for question in questions]) if questions else {}
+    draws = dict(PoolDraw.objects.filter(quiz_id=quiz_id).values_list("pool", "count")) if questions else {}
     return version, QuizContent(
         _texts(quiz, ("title", "description")),
         id=quiz.pk,
         slug=quiz.slug,
         course_id=quiz.course_id,
         derived_key=("quiz", quiz.pk),
+        pool_draws=draws,
         questions=tuple(
-            version_question(versions[question.pk], position=question.position)
+            version_question(
+                versions[question.pk],
+                position=question.position,
+                pool=question.pool,
+                keep_choice_order=question.keep_choice_order,
+            )
             # A question always has a version (quizzes/content/versions.py) once its save commits.
             for question in questions
             if question.pk in versions
@@ -239,8 +247,8 @@ def _load(quiz_id: int) -> tuple[int | None, QuizContent]:
 
 
 def quiz_content_load(quiz_id: int) -> QuizContent:
-    """Read a quiz's content from the database: two queries (the questions with
-    their quiz, their current versions), three for a quiz without
+    """Read a quiz's content from the database: three queries (the questions with
+    their quiz, their current versions, its pool draws), three for a quiz without
     questions (the questions, the quiz, the questions again). Raises Quiz.DoesNotExist for an unknown quiz."""
     return _load(quiz_id)[1]
 
@@ -355,6 +363,11 @@ def _quiz_changed(sender, instance, signal, **kwargs):
         # Deleting its questions, just before, gave it a version again: it goes with the quiz.
         QuizContentVersion.objects.filter(quiz_id=instance.pk).delete()
     _invalidate([instance.pk])
+
+
+@receiver([post_save, post_delete], sender=PoolDraw, dispatch_uid="quiz_content_pool_draw")
+def _pool_draw_changed(sender, instance, **kwargs):
+    _invalidate([instance.quiz_id])
 
 
 @receiver([post_save, post_delete], sender=Question, dispatch_uid="quiz_content_question")

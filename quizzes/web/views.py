@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from common.converters import parse_id
+from quizzes.attempts.layout import DrawSettings, layout_size
 from quizzes.attempts.selectors import (
     published_quiz_get,
     student_attempt_get,
@@ -76,9 +77,10 @@ def quiz_detail(request, slug):
         return _not_enrolled(request, quiz)
     in_progress = next((attempt for attempt in attempts if not attempt.is_finished), None)
     attempts_left = None if not quiz.max_attempts else max(quiz.max_attempts - len(attempts), 0)
+    content = quiz_content(quiz.pk)
     context = {
         "quiz": quiz,
-        "question_count": len(quiz_content(quiz.pk).questions),
+        "question_count": layout_size(content.questions, DrawSettings.of(quiz, content.pool_draws)),
         "attempts": attempts,
         "in_progress": in_progress,
         "attempts_left": attempts_left,

@@ -150,7 +150,7 @@ class TestQueries:
 
     def test_a_process_that_holds_nothing_reads_the_version_with_the_questions(self, content):
         quiz = content[GC]
-        assert statements(lambda: quiz_content(quiz.pk)) == 2  # questions (quiz, version), choices
+        assert statements(lambda: quiz_content(quiz.pk)) == 3  # questions, current versions, draws
 
     def test_a_new_version_found_in_the_cache_costs_no_content_query(self, content, clock):
         """What a shared cache gives: the first process to read the new version stored it."""
