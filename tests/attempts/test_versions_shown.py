@@ -9,7 +9,7 @@ attempt shows the edit (version 2).
 import pytest
 from django.test import Client
 
-from quizzes.models import Answer, Attempt, Choice, Question, QuestionVersion
+from quizzes.models import Answer, Attempt, Choice, Question, QuestionVersion, Quiz
 from tests.api import answers_url, attempt_url, start_url
 from tests.api.conftest import token_client
 from tests.factories import EnrollmentFactory, UserFactory, current_version
@@ -288,3 +288,22 @@ def test_an_attempt_in_progress_keeps_its_versions_after_an_edit(student, questi
     assert (response.json()["correct"], response.json()["correct_choice"]) == (False, new_right.pk)
     assert response.json()["explanation"] == NEW["explanation_en"]
     assert Answer.objects.get(attempt_id=other_id, question=question_2).version.number == 2
+
+
+def test_the_quiz_title_is_not_versioned_an_edit_reaches_attempts_already_started(student, parse_html):
+    """Only questions are versioned: a fixed quiz title shows at once on the pages of an attempt
+    started before the fix, and of a new one with the same layout."""
+    client = student_client(student)
+    attempt = web_start(client, "ur")
+
+    def crumbs(attempt_id: int) -> str:
+        return parse_html(client.get(f"/ur/attempts/{attempt_id}/questions/1/")).one("p", class_="crumbs").text
+
+    assert crumbs(attempt.pk) == " ".join(Quiz.objects.get(slug=GC).title_ur.split())
+    quiz = Quiz.objects.get(slug=GC)
+    quiz.title_ur = "درست کیا گیا عنوان"
+    quiz.save()
+    assert crumbs(attempt.pk) == "درست کیا گیا عنوان"
+    assert client.post(f"/ur/attempts/{attempt.pk}/finish/").status_code == 302
+    second = web_start(client, "ur")
+    assert crumbs(second.pk) == "درست کیا گیا عنوان"
