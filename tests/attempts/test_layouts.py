@@ -246,3 +246,22 @@ def test_the_api_refuses_a_question_outside_the_layout(quiz, student):
     assert response.json()["detail"] == str(QUESTION_NOT_IN_ATTEMPT)
     assert not Answer.objects.exists()
     assert Attempt.objects.get(pk=attempt_id).state == Attempt.State.IN_PROGRESS
+
+
+def test_a_draw_larger_than_its_pool_or_from_an_empty_pool_never_stops_a_start(quiz, student):
+    for position in (1, 2):
+        question = Question.objects.get(quiz=quiz, position=position)
+        question.pool = "small"
+        question.save()
+    PoolDraw.objects.create(quiz=quiz, pool="small", count=5)  # the admin refuses it; a start must not fail
+    PoolDraw.objects.create(quiz=quiz, pool="nobody", count=2)  # a pool without questions
+    settings(quiz, shuffle_questions=True, shuffle_choices=True)
+    api = token_client(student)
+    response = api.post(start_url(GC), format="json")
+    assert response.status_code == 201, response.content
+    body = response.json()
+    # The whole small pool and every question in no pool: all 8.
+    assert body["max_score"] == len(body["questions"]) == 8
+    assert sorted(item["id"] for item in body["questions"]) == sorted(
+        Question.objects.filter(quiz=quiz).values_list("pk", flat=True)
+    )
