@@ -307,3 +307,23 @@ def test_the_quiz_title_is_not_versioned_an_edit_reaches_attempts_already_starte
     assert client.post(f"/ur/attempts/{attempt.pk}/finish/").status_code == 302
     second = web_start(client, "ur")
     assert crumbs(second.pk) == "درست کیا گیا عنوان"
+
+
+def test_each_answer_records_the_translation_revision_its_reader_saw(student):
+    """An English fix changes what Urdu readers see only where Urdu falls back to English."""
+    api = token_client(student)
+    api.post(start_url(GC), format="json")  # every question's version 1 is held now
+    translated_q, untranslated_q = (Question.objects.get(quiz__slug=GC, position=p) for p in (2, 3))
+    assert translated_q.text_ur and not untranslated_q.text_ur
+    for question in (translated_q, untranslated_q):
+        question.text_en = f"{question.text_en} (fixed)"
+        question.save()
+    translated, untranslated = current_version(translated_q), current_version(untranslated_q)
+    assert translated.number == untranslated.number == 2
+    # English readers: a new revision of both.
+    assert translated.revisions["en"]["texts"]["text"] == untranslated.revisions["en"]["texts"]["text"] == 2
+    # Urdu readers of the translated question read the same Urdu text: still revision 1.
+    assert translated.revisions["ur"] == {"question": 1, "texts": dict.fromkeys(translated.revisions["ur"]["texts"], 1)}
+    # Urdu readers of the untranslated one read the English text: revision 2.
+    assert (untranslated.revisions["ur"]["question"], untranslated.revisions["ur"]["texts"]["text"]) == (2, 2)
+    assert untranslated.revisions["ur"]["texts"]["explanation"] == 1
