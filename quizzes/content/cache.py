@@ -349,8 +349,7 @@ def layout_versions(keys) -> dict[tuple[int, int], QuestionVersion]:
     return {key: _versions[key] for key in keys if key in _versions}
 
 
-# An attempt's view of its quiz (its layout), made once per process and layout, with the quiz's
-# snapshot it was made from: its title and description are the quiz's current ones.
+# An attempt's view of its quiz, per layout, with the quiz snapshot whose title it shows.
 _layouts: dict[tuple, tuple[QuizContent, QuizContent]] = {}
 _LAYOUTS_MAX = 4000
 
@@ -358,8 +357,7 @@ _LAYOUTS_MAX = 4000
 def layout_content(quiz: QuizContent, slots) -> QuizContent:
     """The quiz as an attempt shows it: ``slots`` are its layout's (position, version id,
     version token, choice order) in position order; each question is its version there, its
-    choices in that order. Made once per process for a layout and snapshot of the quiz, whose
-    title and description it shows (``derived`` keys on it too)."""
+    choices in that order. Made once per process for a layout and quiz snapshot (``derived`` too)."""
     key = (quiz.id, tuple((position, version_id, token, tuple(order)) for position, version_id, token, order in slots))
     held = _layouts.get(key)
     if held is not None and held[0] is quiz:
