@@ -3,8 +3,8 @@
 - Translation status: the "Missing in" / "Stale in" list filters, the quiz's
   translation status page, the status block of a question's page.
 - Safe edits: changing the correct choice of an answered question asks for a
-  confirmation, then regrades through ``services.regrade``; deleting answered
-  content is refused with the reason and the way out (archive instead).
+  confirmation, then regrades (``quizzes.staff.regrade_confirmation``); deleting
+  answered content is refused with the reason and the way out (archive instead).
 
 The admin classes in ``quizzes/admin.py`` mix these in.
 """
@@ -23,9 +23,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from quizzes.attempts.regrade import question_correct_choice_change, question_has_answers, question_regrade_plan
 from quizzes.content.archive import questions_archive
-from quizzes.content.forms import ChoiceInlineFormSet
 from quizzes.content.languages import TRANSLATION_LANGUAGES
 from quizzes.content.selectors import quiz_content_get
 from quizzes.content.services import translations_confirm
@@ -37,8 +35,7 @@ from quizzes.content.translation_status import (
     quiz_translation_report,
 )
 from quizzes.models import Answer, Attempt, Question, Quiz
-
-CONFIRM_REGRADE_FIELD = "_confirm_regrade"
+from quizzes.staff.regrade_confirmation import QuestionRegradeMixin
 
 
 def _language_names() -> dict[str, str]:
@@ -142,12 +139,6 @@ def _record_counts(answers) -> dict:
 # The question admin ----------------------------------------------------------------------
 
 
-class _ConfirmationNeeded(Exception):
-    def __init__(self, question, old, new, plan):
-        super().__init__("regrade confirmation needed")
-        self.question, self.old, self.new, self.plan = question, old, new, plan
-
-
 @admin.action(description=_("Archive the selected questions (answers stay on record)"), permissions=["change"])
 def archive_questions(modeladmin, request, queryset):
     count = questions_archive(questions=queryset, archived=True)
@@ -165,10 +156,8 @@ def unarchive_questions(modeladmin, request, queryset):
     )
 
 
-class QuestionSafeEditsMixin(RefuseDeletingAnsweredMixin):
+class QuestionSafeEditsMixin(QuestionRegradeMixin, RefuseDeletingAnsweredMixin):
     """Regrade confirmation, archive instead of delete, translation status block."""
-
-    regrade_confirmation_template = "admin/quizzes/question/regrade_confirmation.html"
 
     # Deleting -----------------------------------------------------------------------
     def delete_refused_in(self, queryset):
@@ -225,64 +214,11 @@ class QuestionSafeEditsMixin(RefuseDeletingAnsweredMixin):
         )
         return HttpResponseRedirect(reverse("admin:quizzes_question_change", args=[question.pk]))
 
-    # Changing the correct choice ----------------------------------------------------------
-    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
-        try:
-            return super().changeform_view(request, object_id, form_url, extra_context)
-        except _ConfirmationNeeded as needed:
-            # Raised inside the admin's transaction: everything it saved is rolled back.
-            return self.regrade_confirmation(request, needed)
-
     def save_related(self, request, form, formsets, change):
-        question = form.instance
-        choices = next((formset for formset in formsets if isinstance(formset, ChoiceInlineFormSet)), None)
-        key_change = choices.correct_choice_change() if (change and choices is not None) else None
-        if key_change is not None and question_has_answers(question):
-            old, new = key_change
-            if request.POST.get(CONFIRM_REGRADE_FIELD) != "yes":
-                raise _ConfirmationNeeded(question, old, new, question_regrade_plan(question=question, new_correct=new))
-            regrade = question_correct_choice_change(question=question, new_correct=new, changed_by=request.user)
-            if regrade is not None:
-                self.message_user(
-                    request,
-                    format_html(
-                        '{} <a href="{}">{}</a>',
-                        _(
-                            "The correct choice changed: %(answers)d answers regraded, "
-                            "%(attempts)d finished attempts rescored."
-                        )
-                        % {"answers": regrade.answers_changed, "attempts": regrade.attempts_regraded},
-                        reverse("admin:quizzes_regrade_change", args=[regrade.pk]),
-                        _("See the record of this regrade."),
-                    ),
-                    messages.SUCCESS,
-                )
         super().save_related(request, form, formsets, change)
         languages = form.cleaned_data.get("translations_reviewed") or []
         if languages:
-            translations_confirm(question=question, languages=languages)
-
-    def regrade_confirmation(self, request, needed: _ConfirmationNeeded):
-        hidden = [
-            (name, value)
-            for name, values in request.POST.lists()
-            if name not in ("csrfmiddlewaretoken", CONFIRM_REGRADE_FIELD)
-            for value in values
-        ]
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.opts,
-            "original": needed.question,
-            "title": _("Change the correct choice of %(question)s?") % {"question": needed.question},
-            "question": needed.question,
-            "old": needed.old,
-            "new": needed.new,
-            "plan": needed.plan,
-            "hidden_fields": hidden,
-            "confirm_field": CONFIRM_REGRADE_FIELD,
-            "cancel_url": reverse("admin:quizzes_question_change", args=[needed.question.pk]),
-        }
-        return TemplateResponse(request, self.regrade_confirmation_template, context)
+            translations_confirm(question=form.instance, languages=languages)
 
     # The translation status block -----------------------------------------------------------
     @admin.display(description=_("translation status"))

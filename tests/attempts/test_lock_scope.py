@@ -76,7 +76,7 @@ def test_an_answer_and_a_finish_lock_only_the_attempt(student, content):
     assert tables(locks(lambda: attempt_finish(attempt=attempt))) == ['"quizzes_attempt"']
 
 
-def test_a_regrade_locks_the_quiz_question_attempts_and_choices_only(content, editor):
+def test_a_regrade_locks_the_quiz_question_attempts_choices_and_current_version_only(content, editor):
     quiz = Quiz.objects.get(slug="gradient-checkpointing")
     question = quiz.questions.get(position=1)
     user = UserFactory(username="answered")
@@ -84,7 +84,15 @@ def test_a_regrade_locks_the_quiz_question_attempts_and_choices_only(content, ed
     old, new = list(Choice.objects.filter(question=question).order_by("position"))[:2]
     AnswerFactory(attempt=AttemptFactory(user=user, quiz=quiz, number=1), question=question, choice=old)
     found = locks(lambda: question_correct_choice_change(question=question, new_correct=new, changed_by=editor))
-    assert tables(found) == ['"quizzes_quiz"', '"quizzes_question"', '"quizzes_attempt"', '"quizzes_choice"']
+    # Then each choice saved locks the question's current version (quizzes/content/versions.py).
+    assert tables(found) == [
+        '"quizzes_quiz"',
+        '"quizzes_question"',
+        '"quizzes_attempt"',
+        '"quizzes_choice"',
+        '"quizzes_questionversion"',
+        '"quizzes_questionversion"',
+    ]
     assert " JOIN " not in found[0][1]  # the quiz row alone, not its course
 
 

@@ -36,7 +36,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from quizzes.models import Answer, Attempt, Question
-from quizzes.staff.reports.statistics import kelley_group_size, point_biserial, quiz_statistics, two_proportion_p_value
+from quizzes.staff.reports.item_measures import kelley_group_size, point_biserial
+from quizzes.staff.reports.statistics import quiz_statistics
+from quizzes.staff.reports.translation_flags import two_proportion_p_value
 from tests.factories import ChoiceFactory, CourseFactory, QuestionFactory, QuizFactory, UserFactory, answer_row
 
 User = get_user_model()
@@ -335,9 +337,9 @@ def test_a_fixed_number_of_queries_whatever_the_number_of_answers(pattern):
     seed_attempts(quiz, [(25, "en", Attempt.State.FINISHED, {question: choices[1]}, 1)])
     with CaptureQueriesContext(connection) as small:
         quiz_statistics(quiz=quiz, language="en")
-    # attempts summary, questions, choices, and one grouped pass over the answers
-    # (the upper and lower groups are subqueries of it)
-    assert len(big) == len(small) == 4
+    # attempts summary, questions, choices, versions, regrades, and one grouped pass over the
+    # answers (the upper and lower groups are subqueries of it and of the versions')
+    assert len(big) == len(small) == 6
 
 
 def test_texts_in_the_page_language_with_english_fallback(pattern):
@@ -404,7 +406,8 @@ def test_flags_link_to_the_question_admin(pattern, editor, parse_html):
     flags = page.one("ul", class_="translation-flags").find_all("li")
     # Q1 ur, Q1 id, Q2 id
     assert len(flags) == 3
-    assert "question 1 in Urdu: 50% correct (120 answers), 50 points below English" in flags[0].text
+    expected = "question 1 in Urdu: 50% correct (120 answers to translation revision 1), 50 points below English"
+    assert expected in flags[0].text
     q1_admin = reverse("admin:quizzes_question_change", args=[pattern["q1"].pk])
     q2_admin = reverse("admin:quizzes_question_change", args=[pattern["q2"].pk])
     assert [flag.find("a")["href"] for flag in flags] == [q1_admin, q1_admin, q2_admin]
@@ -492,5 +495,5 @@ def test_page_queries_do_not_grow_with_answers(pattern, editor):
         with CaptureQueriesContext(connection) as queries:
             assert client.get(url(target)).status_code == 200
         counts.append(len(queries))
-    # session, user, user and group permissions, quiz, the 4 statistics queries
-    assert counts == [9, 9]
+    # session, user, user and group permissions, quiz, the 6 statistics queries
+    assert counts == [11, 11]

@@ -1,13 +1,16 @@
 """Item statistics of a quiz, as Moodle's quiz statistics report: per question,
 how many answered, how many got it right (facility), how well it separates
 strong from weak students (discrimination), which choices were picked, and
-the facility in each language the question was answered in.
+the facility in each language the question was answered in; all of it for the
+question (every version together) and for each version of it students answered
+(its choices as that version showed them). The translation-problem flag counts
+answers per translation revision (``translation_flags``).
 
 Every count and sum is computed by the database: one pass over the answers,
-grouped by (question, choice, language), with ``filter=`` aggregates. Python
-only adds up those groups (at most questions x choices x languages rows) and
-divides. ``quiz_statistics`` runs the same four queries whatever the number of
-attempts and answers.
+grouped by (question, version, choice, language), with ``filter=`` aggregates.
+Python only adds up those groups (at most questions x versions x choices x
+languages rows) and divides. ``quiz_statistics`` runs the same six queries
+whatever the number of attempts and answers.
 
 Population: finished attempts (their scores are final). ``include_in_progress``
 adds the answers of attempts still in progress to the counts, facility and
@@ -15,59 +18,35 @@ language split; discrimination always ranks finished attempts only, since an
 unfinished attempt has no score to rank by.
 """
 
-import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
-from django.conf import settings
-from django.db.models import BigIntegerField, Case, Count, F, IntegerField, Q, Sum, Value, When, Window
-from django.db.models.functions import Cast, RowNumber
-from django.utils.translation import get_language_info
+from django.db.models import (
+    BigIntegerField,
+    Case,
+    Count,
+    F,
+    IntegerField,
+    OuterRef,
+    Q,
+    Subquery,
+    Sum,
+    Value,
+    When,
+    Window,
+)
+from django.db.models.functions import Cast, Coalesce, RowNumber
 
-from quizzes.content.languages import SOURCE_LANGUAGE, LocalizedText, localized
-from quizzes.models import Answer, Attempt, Choice, Question, Quiz
-
-# Kelley's upper and lower groups: the top and bottom 27% of attempts by score.
-GROUP_PERCENT = 27
-# Below this many finished attempts the groups hold fewer than 6 attempts
-# each, and a single attempt moves the index by more than 0.15: shown as n/a.
-MIN_ATTEMPTS_FOR_DISCRIMINATION = 20
-
-# A language is flagged as a probable translation problem when all hold:
-FLAG_MIN_ANSWERS = 20  # at least this many answers in English and in the language,
-FLAG_MIN_POINTS = 20  # its facility at least this many percentage points below English's,
-FLAG_MAX_P_VALUE = 0.05  # and a two-sided two-proportion z-test gives p below this.
-
-
-def kelley_group_size(attempts: int) -> int:
-    """ceil(27% of ``attempts``), in integers (0.27 * 100 is 27.000000000000004 in floats)."""
-    return (GROUP_PERCENT * attempts + 99) // 100
-
-
-def percent(part: int, whole: int) -> float | None:
-    return 100 * part / whole if whole else None
-
-
-def two_proportion_p_value(correct_a: int, n_a: int, correct_b: int, n_b: int) -> float | None:
-    """Two-sided p-value of the pooled two-proportion z-test; None when undefined."""
-    if not n_a or not n_b:
-        return None
-    pooled = (correct_a + correct_b) / (n_a + n_b)
-    variance = pooled * (1 - pooled) * (1 / n_a + 1 / n_b)
-    if variance == 0:
-        # Everyone right (or everyone wrong) in both languages: no difference to test.
-        return 1.0
-    z = (correct_a / n_a - correct_b / n_b) / math.sqrt(variance)
-    return math.erfc(abs(z) / math.sqrt(2))
-
-
-def point_biserial(n: int, sum_x: int, sum_y: int, sum_xy: int, sum_yy: int) -> float | None:
-    """Pearson's r of a 0/1 item score x and the rest of the score y, from their sums."""
-    # x is 0 or 1, so the sum of x squared is the sum of x.
-    spread_x = n * sum_x - sum_x * sum_x
-    spread_y = n * sum_yy - sum_y * sum_y
-    if n < 2 or spread_x <= 0 or spread_y <= 0:
-        return None
-    return (n * sum_xy - sum_x * sum_y) / math.sqrt(spread_x * spread_y)
+from quizzes.attempts.regrade import version_graded_keys
+from quizzes.content.languages import SOURCE_LANGUAGE, LocalizedText, column, localized
+from quizzes.models import Answer, Attempt, AttemptQuestion, Choice, Question, QuestionVersion, Quiz
+from quizzes.staff.reports.item_measures import (
+    MIN_ATTEMPTS_FOR_DISCRIMINATION,
+    Discrimination,
+    kelley_group_size,
+    percent,
+    point_biserial,
+)
+from quizzes.staff.reports.translation_flags import LanguageStatistics, language_statistics
 
 
 @dataclass(frozen=True)
@@ -82,27 +61,20 @@ class ChoiceStatistics:
 
 
 @dataclass(frozen=True)
-class LanguageStatistics:
-    language: str
-    name: str
+class VersionStatistics:
+    """One version's figures: its answers only, its choices as it showed them (the correct
+    one as its answers are graded now, after any regrade that chose it)."""
+
+    number: int
+    is_current: bool
     answers: int
     correct: int
     facility: float | None
-    # Percentage points below English (positive: harder than in English).
-    points_below_english: float | None = None
-    p_value: float | None = None
-    flagged: bool = False
-
-
-@dataclass(frozen=True)
-class Discrimination:
-    group_size: int
-    upper_correct: int
-    lower_correct: int
-
-    @property
-    def index(self) -> float:
-        return (self.upper_correct - self.lower_correct) / self.group_size
+    # Within the upper and lower groups' attempts that were shown this version.
+    discrimination: Discrimination | None
+    point_biserial: float | None
+    choices: list[ChoiceStatistics]
+    languages: list[LanguageStatistics]
 
 
 @dataclass(frozen=True)
@@ -119,10 +91,16 @@ class QuestionStatistics:
     point_biserial: float | None
     choices: list[ChoiceStatistics]
     languages: list[LanguageStatistics]
+    # The versions answered, by number.
+    versions: list[VersionStatistics] = field(default_factory=list)
 
     @property
     def flagged_languages(self) -> list[LanguageStatistics]:
         return [language for language in self.languages if language.flagged]
+
+    @property
+    def shows_versions(self) -> bool:
+        return len(self.versions) > 1
 
 
 @dataclass(frozen=True)
@@ -147,6 +125,47 @@ class QuizStatistics:
     @property
     def flagged_count(self) -> int:
         return sum(len(question.flagged_languages) for question in self.questions)
+
+
+# The per-group figures that add up to a question's (and to a version's).
+_SUMMED = ("answers", "correct", "n", "sum_x", "sum_y", "sum_xy", "sum_yy", "upper_correct", "lower_correct")
+
+
+class _Tally:
+    """The groups of one question, or of one version of it, added up."""
+
+    def __init__(self):
+        self.sums = dict.fromkeys(_SUMMED, 0)
+        self.picked: dict[int, int] = {}
+        self.languages: dict[str, list[int]] = {}
+
+    def add(self, row: dict) -> None:
+        for name in _SUMMED:
+            self.sums[name] += row[name] or 0
+        self.picked[row["choice_id"]] = self.picked.get(row["choice_id"], 0) + row["answers"]
+        language = self.languages.setdefault(row["language"], [0, 0])
+        language[0] += row["answers"]
+        language[1] += row["correct"]
+
+    def discrimination(self, upper_size: int, lower_size: int) -> Discrimination | None:
+        if not (self.sums["n"] and upper_size and lower_size):
+            return None
+        return Discrimination(upper_size, lower_size, self.sums["upper_correct"], self.sums["lower_correct"])
+
+    def point_biserial(self) -> float | None:
+        sums = self.sums
+        return point_biserial(sums["n"], sums["sum_x"], sums["sum_y"], sums["sum_xy"], sums["sum_yy"])
+
+    def choice(self, *, id, position, text, is_correct, is_archived=False) -> ChoiceStatistics:
+        count = self.picked.get(id, 0)
+        return ChoiceStatistics(
+            id, position, text, is_correct, is_archived, count, percent(count, self.sums["answers"])
+        )
+
+
+def revision_of(version: QuestionVersion, language: str) -> int:
+    """The translation revision a reader of ``language`` was shown in ``version``."""
+    return version.revisions.get(language, {}).get("question", version.number)
 
 
 def _attempt_states(include_in_progress: bool) -> list[str]:
@@ -174,40 +193,29 @@ def _kelley_group_ids(*, quiz: Quiz, size: int, upper: bool):
     return ranked.values("pk")
 
 
-def _language_statistics(rows: list[dict]) -> list[LanguageStatistics]:
-    by_language = {row["language"]: row for row in rows}
-    english = by_language.get(SOURCE_LANGUAGE)
-    known = [code for code, _name in settings.LANGUAGES]
-    # Settings order; a code no longer in the settings still counts, at the end.
-    codes = [code for code in known if code in by_language] + sorted(set(by_language) - set(known))
-    result = []
-    for code in codes:
-        answers, correct = by_language[code]["answers"], by_language[code]["correct"]
-        language = LanguageStatistics(
-            language=code,
-            name=get_language_info(code)["name_translated"] if code in known else code,
-            answers=answers,
-            correct=correct,
-            facility=percent(correct, answers),
-        )
-        if code != SOURCE_LANGUAGE and english is not None and english["answers"]:
-            english_answers, english_correct = english["answers"], english["correct"]
-            p_value = two_proportion_p_value(english_correct, english_answers, correct, answers)
-            # "At least 20 points below", in integers: no float rounding at the boundary.
-            far_below = 100 * (english_correct * answers - correct * english_answers) >= (
-                FLAG_MIN_POINTS * english_answers * answers
-            )
-            flagged = (
-                answers >= FLAG_MIN_ANSWERS
-                and english_answers >= FLAG_MIN_ANSWERS
-                and far_below
-                and p_value is not None
-                and p_value < FLAG_MAX_P_VALUE
-            )
-            below = percent(english_correct, english_answers) - language.facility
-            language = replace(language, points_below_english=below, p_value=p_value, flagged=flagged)
-        result.append(language)
-    return result
+def _versions(*, quiz: Quiz, groups: dict | None) -> dict[int, QuestionVersion]:
+    """The versions of the quiz's questions, with ``upper_shown``/``lower_shown``: how many
+    attempts of each group hold the version in their layout."""
+
+    def shown_in(ids):
+        if groups is None:
+            return Value(0)
+        slots = AttemptQuestion.objects.filter(version_id=OuterRef("pk"), attempt_id__in=ids).order_by()
+        return Coalesce(Subquery(slots.values("version_id").annotate(count=Count("pk")).values("count")), 0)
+
+    versions = QuestionVersion.objects.filter(question__quiz=quiz).only(
+        "id", "question_id", "number", "choices", "correct_choice_id", "revisions"
+    )
+    upper, lower = (groups["upper"], groups["lower"]) if groups else (None, None)
+    versions = versions.annotate(upper_shown=shown_in(upper), lower_shown=shown_in(lower)).order_by()
+    return {version.pk: version for version in versions}
+
+
+def _version_choice_text(choice: dict, language: str) -> LocalizedText:
+    text = choice.get(column("text", language))
+    if text:
+        return LocalizedText(text, language, language)
+    return LocalizedText(choice.get(column("text", SOURCE_LANGUAGE)) or "", SOURCE_LANGUAGE, language)
 
 
 def quiz_statistics(*, quiz: Quiz, language: str, include_in_progress: bool = False) -> QuizStatistics:
@@ -225,66 +233,82 @@ def quiz_statistics(*, quiz: Quiz, language: str, include_in_progress: bool = Fa
     )
     finished = summary["finished"]
     group_size = kelley_group_size(finished)
-    discriminating = finished >= MIN_ATTEMPTS_FOR_DISCRIMINATION
+    groups = None
+    if finished >= MIN_ATTEMPTS_FOR_DISCRIMINATION:
+        groups = {
+            "upper": _kelley_group_ids(quiz=quiz, size=group_size, upper=True),
+            "lower": _kelley_group_ids(quiz=quiz, size=group_size, upper=False),
+        }
 
     questions = list(Question.objects.filter(quiz=quiz).order_by("position"))
     choices = list(Choice.objects.filter(question__quiz=quiz).order_by("question_id", "position"))
-    groups = _answer_groups(
-        quiz=quiz, include_in_progress=include_in_progress, finished=finished, group_size=group_size
-    )
+    versions = _versions(quiz=quiz, groups=groups)
+    graded_keys = version_graded_keys(question_ids=[question.pk for question in questions])
+    rows = _answer_groups(quiz=quiz, include_in_progress=include_in_progress, groups=groups)
 
-    totals: dict[int, dict[str, int]] = {}
-    picked: dict[int, int] = {}
-    by_language: dict[int, dict[str, dict[str, int]]] = {}
-    for row in groups:
-        question_totals = totals.setdefault(row["question_id"], dict.fromkeys(_SUMMED, 0))
-        for name in _SUMMED:
-            question_totals[name] += row[name] or 0
-        picked[row["choice_id"]] = picked.get(row["choice_id"], 0) + row["answers"]
-        language_totals = by_language.setdefault(row["question_id"], {}).setdefault(
-            row["language"], {"language": row["language"], "answers": 0, "correct": 0}
-        )
-        language_totals["answers"] += row["answers"]
-        language_totals["correct"] += row["correct"]
+    current: dict[int, QuestionVersion] = {}
+    for version in versions.values():
+        if version.question_id not in current or version.number > current[version.question_id].number:
+            current[version.question_id] = version
+    tallies: dict[int, _Tally] = {}
+    version_tallies: dict[int, dict[int, _Tally]] = {}
+    judged: dict[int, dict[str, list[int]]] = {}
+    for row in rows:
+        question_id, version = row["question_id"], versions[row["version_id"]]
+        tallies.setdefault(question_id, _Tally()).add(row)
+        version_tallies.setdefault(question_id, {}).setdefault(version.number, _Tally()).add(row)
+        latest = current[question_id]
+        if revision_of(version, row["language"]) == revision_of(latest, row["language"]):
+            counts = judged.setdefault(question_id, {}).setdefault(row["language"], [0, 0])
+            counts[0] += row["answers"]
+            counts[1] += row["correct"]
 
     choices_by_question: dict[int, list[Choice]] = {}
     for choice in choices:
         choices_by_question.setdefault(choice.question_id, []).append(choice)
+    by_number = {(version.question_id, version.number): version for version in versions.values()}
 
     result = []
-    empty = dict.fromkeys(_SUMMED, 0)
     for question in questions:
-        sums = totals.get(question.pk, empty)
-        if question.is_archived and not sums["answers"]:
+        tally = tallies.get(question.pk, _Tally())
+        if question.is_archived and not tally.sums["answers"]:
             continue
-        discrimination = None
-        if discriminating and sums["n"]:
-            discrimination = Discrimination(group_size, sums["upper_correct"], sums["lower_correct"])
+        latest = current.get(question.pk)
+        revisions = {code: revision_of(latest, code) for code in tally.languages} if latest else {}
         result.append(
             QuestionStatistics(
                 id=question.pk,
                 position=question.position,
                 text=localized(question, "text", language),
                 is_archived=question.is_archived,
-                answers=sums["answers"],
-                correct=sums["correct"],
-                facility=percent(sums["correct"], sums["answers"]),
-                discrimination=discrimination,
-                point_biserial=point_biserial(sums["n"], sums["sum_x"], sums["sum_y"], sums["sum_xy"], sums["sum_yy"]),
+                answers=tally.sums["answers"],
+                correct=tally.sums["correct"],
+                facility=percent(tally.sums["correct"], tally.sums["answers"]),
+                discrimination=tally.discrimination(group_size, group_size) if groups else None,
+                point_biserial=tally.point_biserial(),
                 choices=[
-                    ChoiceStatistics(
+                    tally.choice(
                         id=choice.pk,
                         position=choice.position,
                         text=localized(choice, "text", language),
                         is_correct=choice.is_correct,
                         is_archived=choice.is_archived,
-                        count=picked.get(choice.pk, 0),
-                        percent=percent(picked.get(choice.pk, 0), sums["answers"]),
                     )
                     for choice in choices_by_question.get(question.pk, [])
-                    if not choice.is_archived or picked.get(choice.pk)
+                    if not choice.is_archived or tally.picked.get(choice.pk)
                 ],
-                languages=_language_statistics(list(by_language.get(question.pk, {}).values())),
+                languages=language_statistics(tally.languages, judged.get(question.pk, {}), revisions),
+                versions=[
+                    _version_statistics(
+                        by_number[(question.pk, number)],
+                        version_tallies[question.pk][number],
+                        latest,
+                        graded_keys,
+                        language,
+                        groups is not None,
+                    )
+                    for number in sorted(version_tallies.get(question.pk, {}))
+                ],
             )
         )
 
@@ -299,14 +323,33 @@ def quiz_statistics(*, quiz: Quiz, language: str, include_in_progress: bool = Fa
     )
 
 
-# The per-group figures that add up to a question's.
-_SUMMED = ("answers", "correct", "n", "sum_x", "sum_y", "sum_xy", "sum_yy", "upper_correct", "lower_correct")
+def _version_statistics(version, tally: _Tally, latest, graded_keys, language: str, grouped: bool):
+    key = graded_keys.get((version.question_id, version.number), version.correct_choice_id)
+    return VersionStatistics(
+        number=version.number,
+        is_current=version.pk == latest.pk,
+        answers=tally.sums["answers"],
+        correct=tally.sums["correct"],
+        facility=percent(tally.sums["correct"], tally.sums["answers"]),
+        discrimination=tally.discrimination(version.upper_shown, version.lower_shown) if grouped else None,
+        point_biserial=tally.point_biserial(),
+        choices=[
+            tally.choice(
+                id=choice["id"],
+                position=choice["position"],
+                text=_version_choice_text(choice, language),
+                is_correct=choice["id"] == key,
+            )
+            for choice in version.choices
+        ],
+        languages=language_statistics(tally.languages),
+    )
 
 
-def _answer_groups(*, quiz: Quiz, include_in_progress: bool, finished: int, group_size: int) -> list[dict]:
-    """One pass over the quiz's answers, grouped by (question, choice, language).
+def _answer_groups(*, quiz: Quiz, include_in_progress: bool, groups: dict | None) -> list[dict]:
+    """One pass over the quiz's answers, grouped by (question, version, choice, language).
 
-    At most questions x choices x languages rows, whatever the number of
+    At most questions x versions x choices x languages rows, whatever the number of
     answers; each carries counts and sums that add up across groups.
     """
     counted = Q(attempt__state__in=_attempt_states(include_in_progress))
@@ -327,15 +370,13 @@ def _answer_groups(*, quiz: Quiz, include_in_progress: bool, finished: int, grou
         "upper_correct": Value(0),
         "lower_correct": Value(0),
     }
-    if finished >= MIN_ATTEMPTS_FOR_DISCRIMINATION:
-        upper = _kelley_group_ids(quiz=quiz, size=group_size, upper=True)
-        lower = _kelley_group_ids(quiz=quiz, size=group_size, upper=False)
-        annotations["upper_correct"] = Count("pk", filter=right & Q(attempt_id__in=upper))
-        annotations["lower_correct"] = Count("pk", filter=right & Q(attempt_id__in=lower))
+    if groups is not None:
+        annotations["upper_correct"] = Count("pk", filter=right & Q(attempt_id__in=groups["upper"]))
+        annotations["lower_correct"] = Count("pk", filter=right & Q(attempt_id__in=groups["lower"]))
     return list(
         Answer.objects.filter(attempt__quiz=quiz)
         .filter(counted)
-        .values("question_id", "choice_id", "language")
+        .values("question_id", "version_id", "choice_id", "language")
         .annotate(**annotations)
         .order_by()
     )

@@ -9,7 +9,7 @@ from django.utils.translation import gettext as _
 
 from quizzes.models import Quiz
 from quizzes.staff.access import staff_context, staff_view
-from quizzes.staff.reports import statistics
+from quizzes.staff.reports import item_measures, statistics, translation_flags
 from quizzes.staff.reports.charts import question_chart
 
 PERMISSION = "quizzes.view_attempt"
@@ -44,11 +44,11 @@ def quiz_statistics(request, pk: int):
             report=report,
             questions=questions,
             rules={
-                "min_attempts": statistics.MIN_ATTEMPTS_FOR_DISCRIMINATION,
-                "group_percent": statistics.GROUP_PERCENT,
-                "flag_min_answers": statistics.FLAG_MIN_ANSWERS,
-                "flag_min_points": statistics.FLAG_MIN_POINTS,
-                "flag_max_p": statistics.FLAG_MAX_P_VALUE,
+                "min_attempts": item_measures.MIN_ATTEMPTS_FOR_DISCRIMINATION,
+                "group_percent": item_measures.GROUP_PERCENT,
+                "flag_min_answers": translation_flags.FLAG_MIN_ANSWERS,
+                "flag_min_points": translation_flags.FLAG_MIN_POINTS,
+                "flag_max_p": translation_flags.FLAG_MAX_P_VALUE,
             },
             include_value=INCLUDE_IN_PROGRESS,
         ),
@@ -78,6 +78,8 @@ def _csv_response(report: statistics.QuizStatistics) -> HttpResponse:
             "choice_counts",
             "language_facility",
             "flagged_languages",
+            "version_facility",
+            "judged_revisions",
         ]
     )
     for question in report.questions:
@@ -102,6 +104,14 @@ def _csv_response(report: statistics.QuizStatistics) -> HttpResponse:
                     for language in question.languages
                 ),
                 " ".join(language.language for language in question.flagged_languages),
+                " ".join(
+                    f"{version.number}:{_number(version.facility)}/{version.answers}" for version in question.versions
+                ),
+                # language:revision:judged answers+earlier answers not counted
+                " ".join(
+                    f"{language.language}:{language.revision}:{language.judged_answers}+{language.earlier_answers}"
+                    for language in question.languages
+                ),
             ]
         )
     return response
