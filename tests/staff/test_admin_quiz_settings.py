@@ -147,9 +147,7 @@ def test_more_questions_per_attempt_than_an_attempt_can_have_is_refused(editor_c
     response = editor_client.post(url, data)
 
     assert response.status_code == 200
-    assert (
-        "An attempt can have at most 5 questions (after the pool draws); you ask 6 per attempt." in response.text
-    )
+    assert "An attempt can have at most 5 questions (after the pool draws); you ask 6 per attempt." in response.text
     gc.refresh_from_db()
     assert gc.questions_per_attempt == 0 and not PoolDraw.objects.exists()
 
