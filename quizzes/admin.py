@@ -5,9 +5,11 @@ from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count
 from django.shortcuts import get_object_or_404
+from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import get_language, get_language_info
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TabbedTranslationAdmin, TranslationStackedInline, TranslationTabularInline
 
@@ -26,6 +28,7 @@ from quizzes.content.problems import content_problems, content_warnings
 from quizzes.content.selectors import quiz_content_get, quiz_content_queryset
 from quizzes.enrollment.services import enrollment_create, enrollment_delete, enrollments_delete
 from quizzes.models import Answer, Attempt, Choice, Course, Enrollment, EnrollmentChange, Question, Quiz, Regrade
+from quizzes.staff.attempt_review import attempt_seen
 from quizzes.staff.content_admin import (
     QuestionMissingFilter,
     QuestionSafeEditsMixin,
@@ -37,6 +40,8 @@ from quizzes.staff.content_admin import (
     unarchive_questions,
 )
 from quizzes.staff.enrollment_views import unenroll_selected
+from quizzes.staff.quiz_settings_admin import PoolDrawInline, QuizLayoutSettingsMixin
+from quizzes.staff.versions_admin import QuestionVersionsMixin
 
 
 class ContentAdminMixin:
@@ -132,14 +137,14 @@ class QuestionInline(TranslationStackedInline):
     model = Question
     form = QuestionInlineForm
     formset = QuestionInlineFormSet
-    fields = ("position", "text", "explanation", "is_archived")
+    fields = ("position", "text", "explanation", "pool", "keep_choice_order", "is_archived")
     extra = 0
     show_change_link = True
     ordering = ("position",)
 
 
 @admin.register(Quiz)
-class QuizAdmin(QuizSafeEditsMixin, ContentAdminMixin, TabbedTranslationAdmin):
+class QuizAdmin(QuizLayoutSettingsMixin, QuizSafeEditsMixin, ContentAdminMixin, TabbedTranslationAdmin):
     form = QuizAdminForm
     list_display = ("title", "course", "slug", "is_published", "pass_mark", "max_attempts", "question_count", "links")
     list_filter = ("is_published", "course", QuizMissingFilter, QuizStaleFilter)
@@ -150,9 +155,16 @@ class QuizAdmin(QuizSafeEditsMixin, ContentAdminMixin, TabbedTranslationAdmin):
     fieldsets = (
         (None, {"fields": ("course", "slug", "position", "title", "description")}),
         (_("Taking the quiz"), {"fields": ("is_published", "pass_mark", "max_attempts")}),
+        (
+            _("Attempts: order and draw"),
+            {
+                "fields": ("shuffle_questions", "shuffle_choices", "questions_per_attempt"),
+                "description": _("Pool draws are listed below the settings, before the questions."),
+            },
+        ),
         (_("Content check"), {"fields": ("problems",)}),
     )
-    inlines = (QuestionInline,)
+    inlines = (PoolDrawInline, QuestionInline)
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(question_count=Count("questions"))
@@ -241,11 +253,11 @@ class ChoiceInline(TranslationTabularInline):
 
 
 @admin.register(Question)
-class QuestionAdmin(QuestionSafeEditsMixin, ContentAdminMixin, TabbedTranslationAdmin):
+class QuestionAdmin(QuestionVersionsMixin, QuestionSafeEditsMixin, ContentAdminMixin, TabbedTranslationAdmin):
     form = QuestionAdminForm
-    list_display = ("__str__", "short_text", "quiz", "translated_into", "is_archived")
+    list_display = ("__str__", "short_text", "quiz", "pool", "translated_into", "is_archived")
     list_display_links = ("__str__", "short_text")
-    list_filter = ("quiz__course", "quiz", "is_archived", QuestionMissingFilter, QuestionStaleFilter)
+    list_filter = ("quiz__course", "quiz", "is_archived", "pool", QuestionMissingFilter, QuestionStaleFilter)
     actions = (archive_questions, unarchive_questions)
     list_select_related = ("quiz",)
     search_fields = (
@@ -259,8 +271,19 @@ class QuestionAdmin(QuestionSafeEditsMixin, ContentAdminMixin, TabbedTranslation
         "choices__text_sn",
         "choices__text_ind",
     )
-    fields = ("quiz", "position", "text", "explanation", "is_archived", "translation_status", "translations_reviewed")
-    readonly_fields = ("translation_status",)
+    fields = (
+        "quiz",
+        "position",
+        "text",
+        "explanation",
+        "pool",
+        "keep_choice_order",
+        "is_archived",
+        "translation_status",
+        "translations_reviewed",
+        "versions",
+    )
+    readonly_fields = ("translation_status", "versions")
     inlines = (ChoiceInline,)
     ordering = ("quiz", "position")
 
@@ -297,14 +320,32 @@ class AnswerInline(ReadOnlyAdminMixin, admin.TabularInline):
         return super().get_queryset(request).select_related("question__quiz", "choice")
 
 
+ATTEMPT_FIELDS = ("user", "quiz", "number", "state", "score", "max_score", "pass_mark", "started_at", "finished_at")
+
+
 @admin.register(Attempt)
 class AttemptAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
-    list_display = ("user", "quiz", "number", "state", "score", "max_score", "pass_mark", "started_at", "finished_at")
+    list_display = ATTEMPT_FIELDS
     list_filter = ("state", "quiz__course", "quiz")
     list_select_related = ("user", "quiz")
     search_fields = ("user__username", "quiz__slug")
     date_hierarchy = "started_at"
+    fieldsets = (
+        (None, {"fields": ATTEMPT_FIELDS}),
+        (_("What the student saw"), {"fields": ("seen",)}),
+    )
+    readonly_fields = ("seen",)
     inlines = (AnswerInline,)
+
+    @admin.display(description=_("questions, in the attempt's order"))
+    def seen(self, attempt):
+        language = get_language()
+        context = {
+            "questions": attempt_seen(attempt=attempt),
+            "ui_language": language,
+            "ui_direction": "rtl" if get_language_info(language)["bidi"] else "ltr",
+        }
+        return render_to_string("admin/quizzes/attempt/_seen.html", context)
 
 
 @admin.register(Answer)

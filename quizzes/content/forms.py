@@ -8,6 +8,8 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext_lazy
 
 from quizzes.content.languages import TRANSLATION_LANGUAGES
+from quizzes.content.layout_rules import DRAW_AT_LEAST_ONE, draw_problems
+from quizzes.content.layout_rules import MESSAGES as DRAW_MESSAGES
 from quizzes.content.problems import content_problems
 from quizzes.content.selectors import quiz_content_queryset
 from quizzes.content.translation_status import (
@@ -16,7 +18,7 @@ from quizzes.content.translation_status import (
     translation_status,
     translations_stamp_changed,
 )
-from quizzes.models import Answer, Choice
+from quizzes.models import Answer, Choice, PoolDraw, Question
 
 PUBLISH_WITH_PROBLEMS = _("This quiz can't be published until its content problems are fixed: %(problems)s")
 NO_CORRECT_CHOICE = _("Mark one choice as correct.")
@@ -90,6 +92,8 @@ class QuizAdminForm(TranslationStampMixin, forms.ModelForm):
             # Checks the saved questions; the admin warns again after saving
             # in case edits on this page introduced a problem.
             problems = content_problems(quiz_content_queryset().filter(pk=self.instance.pk))
+            # The draws are checked as edited on this page, by PoolDrawFormSet.
+            problems = [problem for problem in problems if problem.code not in DRAW_MESSAGES]
             if problems:
                 raise ValidationError(
                     PUBLISH_WITH_PROBLEMS,
@@ -232,3 +236,57 @@ class ChoiceInlineFormSet(forms.BaseInlineFormSet):
         if new is None or (stored is not None and stored.pk == new.pk):
             return None
         return stored, new
+
+
+class PoolDrawForm(forms.ModelForm):
+    # The database checks count >= 1; this says so in the editor's language.
+    count = forms.IntegerField(
+        label=_("questions drawn"),
+        min_value=1,
+        max_value=32767,
+        error_messages={"min_value": DRAW_AT_LEAST_ONE},
+    )
+
+    class Meta:
+        model = PoolDraw
+        fields = ("pool", "count")
+
+
+class PoolDrawFormSet(forms.BaseInlineFormSet):
+    """A quiz's draws ("N from pool P"), checked with its settings (``questions_per_attempt``, on
+    ``instance`` as this page edits it) against its questions: as saved, or as the questions
+    formset of the same page (``questions_formset``) edits them."""
+
+    questions_formset: forms.BaseInlineFormSet | None = None
+
+    def clean(self):
+        super().clean()
+        if any(self.errors) or (self.questions_formset is not None and not self.questions_formset.is_valid()):
+            return  # the page shows those errors first; the draws are checked on the next save
+        draws = {
+            form.cleaned_data["pool"]: form.cleaned_data["count"]
+            for form in _kept(self)
+            if form.cleaned_data.get("pool") and form.cleaned_data.get("count")
+        }
+        problems = draw_problems(
+            pools=[question.pool for question in self._questions() if not question.is_archived],
+            draws=draws,
+            questions_per_attempt=self.instance.questions_per_attempt or 0,
+        )
+        if problems:
+            raise ValidationError(
+                [ValidationError(DRAW_MESSAGES[p.code], code=p.code, params=dict(p.params)) for p in problems]
+            )
+
+    def _questions(self) -> list[Question]:
+        by_key: dict[object, Question] = {}
+        if self.instance.pk:
+            by_key = {question.pk: question for question in Question.objects.filter(quiz_id=self.instance.pk)}
+        if self.questions_formset is not None:
+            for index, form in enumerate(self.questions_formset.forms):
+                key = form.instance.pk or ("new", index)
+                if not form.cleaned_data or form.cleaned_data.get("DELETE"):
+                    by_key.pop(key, None)
+                else:
+                    by_key[key] = form.instance  # the edited values (the form's instance is updated)
+        return list(by_key.values())

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
+from quizzes.content import layout_rules
 from quizzes.content.languages import SOURCE_LANGUAGE, TRANSLATION_LANGUAGES, text_in
 from quizzes.content.selectors import quiz_content_queryset
-from quizzes.models import Quiz
+from quizzes.models import PoolDraw, Quiz
 
 MESSAGES = {
     "empty_title": _("The quiz has no English title."),
@@ -38,6 +39,8 @@ MESSAGES = {
     "translation_stale": _(
         "The %(language)s translation of %(fields)s is stale: the English changed after it was written."
     ),
+    # Questions archived or moved out of a pool after its draw was saved (the admin refuses to save one).
+    **layout_rules.MESSAGES,
 }
 
 
@@ -50,7 +53,7 @@ class ContentProblem:
 
     @property
     def message(self) -> str:
-        return str(MESSAGES[self.code]) % dict(self.params)
+        return str(MESSAGES[self.code] % dict(self.params))
 
     def __str__(self):
         where = self.quiz if self.question is None else f"{self.quiz} #{self.question}"
@@ -65,10 +68,25 @@ def content_problems(quizzes: Iterable[Quiz] | None = None) -> list[ContentProbl
     """
     if quizzes is None:
         quizzes = quiz_content_queryset().order_by("course__slug", "position", "slug")
+    quizzes = list(quizzes)
+    draws: dict[int, dict[str, int]] = {quiz.pk: {} for quiz in quizzes}
+    for draw in PoolDraw.objects.filter(quiz_id__in=list(draws)):
+        draws[draw.quiz_id][draw.pool] = draw.count
     problems: list[ContentProblem] = []
     for quiz in quizzes:
         problems.extend(_quiz_problems(quiz))
+        problems.extend(_draw_problems(quiz, draws[quiz.pk]))
     return problems
+
+
+def _draw_problems(quiz: Quiz, draws: dict[str, int]) -> Iterable[ContentProblem]:
+    found = layout_rules.draw_problems(
+        pools=[question.pool for question in quiz.questions.all()],
+        draws=draws,
+        questions_per_attempt=quiz.questions_per_attempt,
+    )
+    for problem in found:
+        yield ContentProblem(quiz.slug, None, problem.code, problem.params)
 
 
 def _quiz_problems(quiz: Quiz) -> Iterable[ContentProblem]:

@@ -122,8 +122,8 @@ class TestRules:
 
 @pytest.mark.usefixtures("content")
 def test_content_problems_query_count(django_assert_max_num_queries):
-    # One query each for quizzes (with their course), questions and choices.
-    with django_assert_max_num_queries(3):
+    # One query each for quizzes (with their course), questions, choices and pool draws.
+    with django_assert_max_num_queries(4):
         assert content_problems() == []
 
 
@@ -131,6 +131,6 @@ def test_content_problems_query_count(django_assert_max_num_queries):
 def test_query_count_does_not_grow_with_quizzes(course, django_assert_max_num_queries):
     for position in range(3, 8):
         QuizFactory(course=course, position=position)
-    with django_assert_max_num_queries(3):
+    with django_assert_max_num_queries(4):
         problems = content_problems()
     assert len(problems) == 5

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from itertools import islice
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet
 
 from quizzes.attempts import grading
 from quizzes.models import Attempt, Course, Enrollment, Quiz
@@ -44,6 +44,7 @@ class GradebookCell:
     best_percent: int | None = None
     passed: bool = False
     in_progress: bool = False
+    latest_attempt_id: int | None = None  # the gradebook links to its admin page when it is the only one
 
     @property
     def attempted(self) -> bool:
@@ -112,6 +113,7 @@ def gradebook_cells(*, student_ids: Iterable[int], quizzes: list[Quiz]) -> dict[
             best=grading.best_percent_sql(),
             passed_any=grading.quiz_passed_sql(),
             in_progress_count=Count("pk", filter=Q(state=Attempt.State.IN_PROGRESS)),
+            latest=Max("pk"),
         )
         .order_by()
     )
@@ -122,6 +124,7 @@ def gradebook_cells(*, student_ids: Iterable[int], quizzes: list[Quiz]) -> dict[
             best_percent=None if row["best"] is None else int(row["best"]),
             passed=bool(row["passed_any"]),
             in_progress=row["in_progress_count"] > 0,
+            latest_attempt_id=row["latest"],
         )
         for row in rows
     }

@@ -1,0 +1,127 @@
+"""Reads of a question's versions (``quizzes.content.versions``): each with its answers, and what
+changed from the one before, per field and language, for the admin's versions page."""
+
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db.models import Count, QuerySet
+from django.utils.translation import get_language_info
+
+from quizzes.content.languages import SOURCE_LANGUAGE, column
+from quizzes.content.versions import QUESTION_FIELDS
+from quizzes.models import QuestionVersion
+
+LANGUAGES = tuple(code for code, _name in settings.LANGUAGES)
+
+
+class Kind:
+    CHANGED = "changed"
+    ADDED = "added"
+    REMOVED = "removed"
+    MOVED = "moved"
+
+
+@dataclass(frozen=True)
+class Change:
+    """One difference: ``field`` is ``text``, ``explanation``, ``choice`` (``position`` says which,
+    as the newer version numbers it when it has the choice) or ``correct_choice``; ``language``
+    is None for what every language shares (a choice's place, the key)."""
+
+    field: str
+    kind: str
+    language: str | None
+    old: str
+    new: str
+    position: int | None = None
+
+    @property
+    def language_name(self) -> str:
+        return str(dict(settings.LANGUAGES)[self.language]) if self.language else ""
+
+    @property
+    def direction(self) -> str:
+        return "rtl" if self.language and get_language_info(self.language)["bidi"] else "ltr"
+
+
+@dataclass(frozen=True)
+class VersionEntry:
+    version: QuestionVersion  # with ``answer_count``
+    is_current: bool
+    changes: list[Change]  # from the version before; [] for the first
+
+
+def question_versions(*, question_id: int) -> QuerySet[QuestionVersion]:
+    """The question's versions by number, each with ``answer_count`` (one aggregate query)."""
+    return (
+        QuestionVersion.objects.filter(question_id=question_id)
+        .annotate(answer_count=Count("answers"))
+        .order_by("number")
+    )
+
+
+def question_version_history(*, question_id: int) -> list[VersionEntry]:
+    """Every version of the question, newest first, each with what changed from the one before."""
+    versions = list(question_versions(question_id=question_id))
+    entries = []
+    for index, version in enumerate(versions):
+        changes = version_changes(versions[index - 1], version) if index else []
+        entries.append(VersionEntry(version, index == len(versions) - 1, changes))
+    return entries[::-1]
+
+
+def version_changes(old: QuestionVersion, new: QuestionVersion) -> list[Change]:
+    """What differs from ``old`` to ``new``: the question's texts, each choice's text (added,
+    removed, changed) and place, then the correct choice."""
+    changes = [
+        Change(field, Kind.CHANGED, language, before, after)
+        for field in QUESTION_FIELDS
+        for language in LANGUAGES
+        if (before := old.texts.get(column(field, language)) or "")
+        != (after := new.texts.get(column(field, language)) or "")
+    ]
+    old_choices = {choice["id"]: choice for choice in old.choices}
+    new_choices = {choice["id"]: choice for choice in new.choices}
+    for choice in new.choices:
+        before = old_choices.get(choice["id"])
+        if before is None:
+            changes += _choice_texts(choice, Kind.ADDED, new=True)
+            continue
+        if before["position"] != choice["position"]:
+            changes.append(
+                Change("choice", Kind.MOVED, None, str(before["position"]), str(choice["position"]), choice["position"])
+            )
+        changes += [
+            Change("choice", Kind.CHANGED, language, old_text, new_text, choice["position"])
+            for language in LANGUAGES
+            if (old_text := _text(before, language)) != (new_text := _text(choice, language))
+        ]
+    for choice in old.choices:
+        if choice["id"] not in new_choices:
+            changes += _choice_texts(choice, Kind.REMOVED, new=False)
+    if old.correct_choice_id != new.correct_choice_id:
+        changes.append(
+            Change(
+                "correct_choice",
+                Kind.CHANGED,
+                None,
+                _choice_label(old_choices.get(old.correct_choice_id)),
+                _choice_label(new_choices.get(new.correct_choice_id)),
+            )
+        )
+    return changes
+
+
+def _text(choice: dict, language: str) -> str:
+    return choice.get(column("text", language)) or ""
+
+
+def _choice_texts(choice: dict, kind: str, *, new: bool) -> list[Change]:
+    return [
+        Change("choice", kind, language, "" if new else text, text if new else "", choice["position"])
+        for language in LANGUAGES
+        if (text := _text(choice, language))
+    ]
+
+
+def _choice_label(choice: dict | None) -> str:
+    return "" if choice is None else f"{choice['position']}. {_text(choice, SOURCE_LANGUAGE)}"
