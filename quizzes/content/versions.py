@@ -12,11 +12,16 @@ writing transaction), which compares the rows with the current version:
 - different, and an attempt holds it: a new version is made and becomes the
   current one; the old one never changes again.
 
-The current version is locked (``FOR UPDATE``) before its layouts are looked
-for. Inserting a layout row takes a key-share lock on the version it names,
-which conflicts with that lock: either the edit sees the attempt (and makes a
-new version) or the attempt waits for the edit and then holds the rewritten
-version, which nobody was shown yet.
+Locks: the question row (``FOR NO KEY UPDATE``) serialises two syncs of one
+question without making a student's answer wait (its foreign-key check takes a
+key-share lock, which that does not conflict with). Only a version no layout
+holds is locked ``FOR UPDATE``, before its layouts are looked for again and it
+is rewritten: inserting a layout row takes a key-share lock on the version it
+names, which conflicts with that lock, so either the edit sees the attempt (and
+makes a new version) or the attempt waits for the edit and then holds the
+rewritten version, which nobody was shown yet. A version a layout holds is
+never locked by an edit, so an answer to it never waits for one (and no
+regrade, which locks the attempts, can deadlock with it).
 
 Translation revisions (``QuestionVersion.revisions``): for each language, the
 number of the version each text a student reading that language sees (its
@@ -99,28 +104,39 @@ def question_version_sync(question_id: int) -> QuestionVersion | None:
     """Make the question's current version hold what its rows hold (see the module's
     docstring); returns it, or None for a question that no longer exists."""
     with transaction.atomic():
-        question = Question.objects.filter(pk=question_id).first()
+        # FOR NO KEY UPDATE: two syncs of a question run one after the other, while the key-share
+        # locks of students' foreign-key checks (an answer, a layout naming it) never wait for it.
+        # of=self and no ordering: the question's row alone (Meta's ordering joins the quiz and course).
+        locking = Question.objects.select_for_update(no_key=True, of=("self",)).filter(pk=question_id)
+        question = locking.order_by().first()
         if question is None:
             return None
         content = question_version_content(question)
-        current = (
-            QuestionVersion.objects.select_for_update().filter(question_id=question_id).order_by("-number").first()
-        )
+        current = question_current_version(question_id)
         if current is not None and _same(current, content):
             return current
-        if current is not None and not AttemptQuestion.objects.filter(version_id=current.pk).exists():
-            previous = QuestionVersion.objects.filter(question_id=question_id, number__lt=current.number)
-            previous = previous.order_by("-number").first()
-            for name, value in content.items():
-                setattr(current, name, value)
-            current.revisions = _revisions(content, current.number, previous)
-            current.token = new_token()
-            current.save(update_fields=[*content, "revisions", "token"])
-            return current
+        if current is not None and not _shown(current):
+            # FOR UPDATE waits for a layout being written that names it (its key-share lock),
+            # and holds back any other until this rewrite commits; then look again.
+            current = QuestionVersion.objects.select_for_update(of=("self",)).get(pk=current.pk)
+            if not _shown(current):
+                previous = QuestionVersion.objects.filter(question_id=question_id, number__lt=current.number)
+                previous = previous.order_by("-number").first()
+                for name, value in content.items():
+                    setattr(current, name, value)
+                current.revisions = _revisions(content, current.number, previous)
+                current.token = new_token()
+                current.save(update_fields=[*content, "revisions", "token"])
+                return current
         number = 1 if current is None else current.number + 1
         return QuestionVersion.objects.create(
             question_id=question_id, number=number, revisions=_revisions(content, number, current), **content
         )
+
+
+def _shown(version: QuestionVersion) -> bool:
+    """Whether an attempt's layout holds it (and so may have shown it): then it never changes."""
+    return AttemptQuestion.objects.filter(version_id=version.pk).exists()
 
 
 def question_current_version(question_id: int) -> QuestionVersion | None:
