@@ -191,10 +191,11 @@ class Question(models.Model):
         default=False,
         help_text=_("Archived questions are no longer asked; the answers students gave stay on record."),
     )
-    pool = models.SlugField(
+    pool = models.SlugField(  # read with its quiz's questions: no index of its own
         _("pool"),
         max_length=50,
         blank=True,
+        db_index=False,
         help_text=_("A short tag. When the quiz draws from this pool, each attempt asks only the number drawn."),
     )
     keep_choice_order = models.BooleanField(
@@ -271,7 +272,7 @@ class PoolDraw(models.Model):
     quiz = models.ForeignKey(  # the lead of the unique (quiz, pool)
         Quiz, on_delete=models.CASCADE, related_name="pool_draws", verbose_name=_("quiz"), db_index=False
     )
-    pool = models.SlugField(_("pool"), max_length=50)
+    pool = models.SlugField(_("pool"), max_length=50, db_index=False)  # in the unique (quiz, pool)
     count = models.PositiveSmallIntegerField(_("questions drawn"))
 
     class Meta:

@@ -188,7 +188,7 @@ class AttemptStartView(LanguageMixin, APIView):
         except Quiz.DoesNotExist:
             raise NotFound from None
         attempt, created = attempt_start(user=request.user, quiz=quiz)
-        return Response(_attempt_rendered(request.user, attempt.pk), status=201 if created else 200)
+        return Response(attempt_rendered(request.user, attempt.pk), status=201 if created else 200)
 
 
 @extend_schema(parameters=[LANG_PARAMETER], responses={200: AttemptSerializer, **errors(400, 401, 404, 429)})
@@ -197,10 +197,10 @@ class AttemptDetailView(LanguageMixin, APIView):
     feedback of those already answered."""
 
     def get(self, request, pk):
-        return Response(_attempt_rendered(request.user, pk))
+        return Response(attempt_rendered(request.user, pk))
 
 
-def _attempt_rendered(user, pk) -> dict:
+def attempt_rendered(user, pk) -> dict:
     """The attempt as AttemptSerializer renders it: one fixed statement (the attempt, its layout
     and its answers), the versions from the content cache."""
     try:

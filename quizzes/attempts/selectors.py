@@ -90,7 +90,8 @@ def student_attempt_get(*, user, attempt_id: int) -> Attempt:
 
 def student_attempt_with_answers(*, user, attempt_id: int) -> tuple[Attempt, QuizContent, dict[int, Answer]]:
     """One of ``user``'s attempts, the quiz as its layout shows it (``attempt_content``) and its
-    answers by question, in one statement.
+    answers by question, each with its ``content_question`` (the version it records, for its
+    feedback), in one statement.
 
     The attempt LEFT JOIN its layout and answers (a row per question), for the
     question page, the most visited page. Raises Attempt.DoesNotExist as
@@ -100,7 +101,13 @@ def student_attempt_with_answers(*, user, attempt_id: int) -> tuple[Attempt, Qui
     if found is None:
         raise Attempt.DoesNotExist
     attempt, layout, answers = found
-    return attempt, attempt_content(attempt=attempt, layout=layout), answers
+    content = attempt_content(attempt=attempt, layout=layout)
+    for question in content.questions:
+        answer = answers.get(question.id)
+        if answer is not None:
+            # Its feedback: the version the layout holds, which the answer records.
+            answer.content_question = question
+    return attempt, content, answers
 
 
 def attempt_content(*, attempt: Attempt, layout=None) -> QuizContent:
@@ -124,15 +131,9 @@ class ShownQuestion:
 
 
 def shown_questions(*, content: QuizContent, answers: dict[int, Answer]) -> list[ShownQuestion]:
-    """The questions of an attempt (``attempt_content``) in its order, each with its answer,
-    whose feedback is read from the version the answer records: the one the layout holds."""
-    shown = []
-    for question in content.questions:
-        answer = answers.get(question.id)
-        if answer is not None:
-            answer.content_question = question
-        shown.append(ShownQuestion(question, answer))
-    return shown
+    """The questions of an attempt (``attempt_content``) in its order, each with its answer
+    (``student_attempt_with_answers`` gives them, with their feedback's question)."""
+    return [ShownQuestion(question, answers.get(question.id)) for question in content.questions]
 
 
 def student_quizzes(*, user) -> list[Quiz]:

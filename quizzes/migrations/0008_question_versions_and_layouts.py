@@ -95,7 +95,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='question',
             name='pool',
-            field=models.SlugField(blank=True, help_text='A short tag. When the quiz draws from this pool, each attempt asks only the number drawn.', verbose_name='pool'),
+            field=models.SlugField(blank=True, db_index=False, help_text='A short tag. When the quiz draws from this pool, each attempt asks only the number drawn.', verbose_name='pool'),
         ),
         migrations.AddField(
             model_name='quiz',
@@ -167,7 +167,7 @@ class Migration(migrations.Migration):
             name='PoolDraw',
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('pool', models.SlugField(verbose_name='pool')),
+                ('pool', models.SlugField(db_index=False, verbose_name='pool')),
                 ('count', models.PositiveSmallIntegerField(verbose_name='questions drawn')),
                 ('quiz', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='pool_draws', to='quizzes.quiz', verbose_name='quiz')),
             ],

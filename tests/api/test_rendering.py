@@ -24,9 +24,8 @@ from quizzes.api.serializers import (
     QuizDetailSerializer,
     QuizProgressSerializer,
 )
+from quizzes.api.views import attempt_rendered
 from quizzes.attempts.selectors import (
-    shown_questions,
-    student_attempt_with_answers,
     student_courses,
     student_quiz_get,
     student_quizzes,
@@ -144,22 +143,11 @@ class TestQuizzes:
         assert renderer(QuizDetailSerializer).nested("questions")(quiz_content(quiz.pk).questions) == []
 
 
-def attempt_rendered_as_the_view_does(student, attempt_id: int) -> dict:
-    attempt, content, answers = student_attempt_with_answers(user=student, attempt_id=attempt_id)
-    render = renderer(AttemptSerializer)
-    shown = shown_questions(content=content, answers=answers)
-    return render(
-        attempt,
-        questions=render.nested("questions")(shown),
-        answers=render.nested("answers")([item.answer for item in shown if item.answer is not None]),
-    )
-
-
 class TestAttempts:
     def test_a_new_attempt(self, student, content):
         attempt, created = attempt_start(user=student, quiz=content[GC])
         assert created
-        found = attempt_rendered_as_the_view_does(student, attempt.pk)
+        found = attempt_rendered(student, attempt.pk)
         assert found["answers"] == [] and found["finished_at"] is None and found["percent"] is None
         assert all(question["feedback"] is None for question in found["questions"])
         assert_as_drf(AttemptSerializer, attempt_oracle(attempt.pk), found)
@@ -168,12 +156,12 @@ class TestAttempts:
         attempt, _created = attempt_start(user=student, quiz=content[GC])
         answer_with_snapshot(student, attempt, content[GC], 1, right=True)
         answer_with_snapshot(student, attempt, content[GC], 3, right=False)  # no Urdu explanation
-        found = attempt_rendered_as_the_view_does(student, attempt.pk)
+        found = attempt_rendered(student, attempt.pk)
         assert_as_drf(AttemptSerializer, attempt_oracle(attempt.pk), found)
         assert [answer["correct"] for answer in found["answers"]] == [True, False]
         finished = attempt_finish(attempt=attempt)
         assert_as_drf(AttemptResultSerializer, finished)
-        found = attempt_rendered_as_the_view_does(student, attempt.pk)
+        found = attempt_rendered(student, attempt.pk)
         assert_as_drf(AttemptSerializer, attempt_oracle(attempt.pk), found)
         assert found["score"] == 1 and found["passed"] is False and found["finished_at"] is not None
 

@@ -309,7 +309,7 @@ def test_after_an_error_the_connection_prepares_afresh(student, quiz):
     message = sent(lambda: account_statements.user_get(student.pk))[0]
     assert message.startswith("DEALLOCATE ALL; PREPARE quizzes_")
     assert sent(lambda: account_statements.user_get(student.pk))[0].startswith("EXECUTE")
-    found, _answers = statements.attempt_with_answers(attempt_id=attempt.pk, user_id=student.pk)
+    found, _layout, _answers = statements.attempt_with_answers(attempt_id=attempt.pk, user_id=student.pk)
     assert found.pk == attempt.pk and list(_answers) == [question.pk]
 
 
@@ -577,12 +577,12 @@ def test_with_server_side_binding_a_transactions_reads_go_one_by_one(student, qu
     # A prepared statement holds one command: several statements may not share a message.
     monkeypatch.setitem(connection.settings_dict["OPTIONS"], "server_side_binding", True)
     with CaptureQueriesContext(connection) as queries, transaction.atomic():
-        enrolled, _attempts, _count = start_statements.start_reads(
+        enrolled, _attempts, _questions, _draws = start_statements.start_reads(
             user_id=student.pk, course_id=quiz.course_id, quiz_id=quiz.pk
         )
     assert enrolled is True
     sent = [query["sql"] for query in queries.captured_queries if "SAVEPOINT" not in query["sql"]]
-    assert len(sent) == 3 and not any("; " in sql for sql in sent)
+    assert len(sent) == 4 and not any("; " in sql for sql in sent)
 
 
 # Every fixed INSERT writes every column --------------------------------------------------------

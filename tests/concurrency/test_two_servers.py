@@ -204,8 +204,9 @@ def test_every_answer_sent_to_both_servers_is_recorded_once(two_servers):
 
 
 def test_an_edit_reaches_the_cached_content_of_both_servers(two_servers):
-    """Answers are checked and given feedback from the quiz content cached in Redis:
-    an editor's save() in another process must reach both servers within VERSION_RECHECK seconds."""
+    """The quiz content is cached in Redis: an editor's save() in another process must reach both
+    servers within VERSION_RECHECK seconds, and the next attempt (an attempt in progress keeps
+    the versions it was shown) is checked and given feedback by the edited version."""
     urls, questions = two_servers["urls"], two_servers["questions"]
     token = two_servers["tokens"][-1]
     status, attempt = _post(f"{urls[0]}/api/v1/quizzes/{GC}/attempts/", token)
@@ -241,6 +242,16 @@ choice.save()
     # the edit is promised within that time, not at once (the shell may take less).
     time.sleep(max(0.0, warmed + VERSION_RECHECK - time.monotonic()))
 
+    # Both servers' cached content shows the edit: the archived choice is offered no more.
+    for url in urls:
+        quiz = requests.get(f"{url}/api/v1/quizzes/{GC}/", headers={"Authorization": f"Token {token}"}, timeout=30)
+        (shown,) = [question for question in quiz.json()["questions"] if question["id"] == archived_in["id"]]
+        assert archived_in["choices"][-1] not in [choice["id"] for choice in shown["choices"]]
+    # The attempt in progress keeps the versions it was shown; the next one has the edit.
+    _post(f"{urls[0]}/api/v1/attempts/{attempt['id']}/finish/", token)
+    status, attempt = _post(f"{urls[1]}/api/v1/quizzes/{GC}/attempts/", token)
+    assert status == 201, attempt
+    answers = f"/api/v1/attempts/{attempt['id']}/answers/"
     status, body = _post(
         f"{urls[1]}{answers}?lang=ur", token, {"question": explained["id"], "choice": explained["choices"][0]}
     )

@@ -207,6 +207,18 @@ def test_the_api_grade_follows_the_new_key_and_the_feedback_stays_as_shown(edito
     assert body["score"] == 1
 
 
+def test_the_review_says_a_regrade_changed_the_grade_since_the_feedback(editor_client, q1, graded, client):
+    url, data = make_choice_2_correct(editor_client, q1)
+    editor_client.post(url, confirmed(data))
+    client.force_login(graded["A"].user)
+
+    page = client.get(f"/en/attempts/{graded['A'].pk}/result/").content.decode()
+
+    # The key as shown (choice 1, which this student chose) and the grade now, explained.
+    assert page.count("your answer now counts as wrong") == 1
+    assert "your answer now counts as right" not in page
+
+
 def test_a_question_nobody_answered_changes_key_without_asking(editor_client, gc):
     q3 = gc.questions.get(position=3)
     url, data = question_post_data(editor_client, q3)
