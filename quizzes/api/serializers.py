@@ -13,7 +13,7 @@ from rest_framework import serializers
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 
 from quizzes.content.languages import language_reader, localized, text_reader
-from quizzes.models import Answer, Attempt, Choice, Course, Question, Quiz
+from quizzes.models import Answer, Attempt, Choice, Course, PoolDraw, Question, Quiz
 
 MAX_ID = 2**63 - 1
 LANGUAGE_CODES = [code for code, _name in settings.LANGUAGES]
@@ -88,7 +88,13 @@ class QuestionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Question
-        fields = ["id", "position", "text", "text_language", "choices"]
+        fields = ["id", "position", "text", "text_language", "pool", "keep_choice_order", "choices"]
+
+
+class PoolDrawSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = PoolDraw
+        fields = ["pool", "count"]
 
 
 class QuizProgressSerializer(serializers.ModelSerializer):
@@ -127,10 +133,21 @@ class QuizProgressSerializer(serializers.ModelSerializer):
 
 
 class QuizDetailSerializer(QuizProgressSerializer):
+    """A quiz with how each attempt's layout is drawn (quizzes/attempts/layout.py) and its current
+    questions, in position order; an attempt asks its own layout of them (``AttemptSerializer``)."""
+
+    pool_draws = PoolDrawSerializer(many=True, read_only=True, help_text='"count from pool", per pool.')
     questions = QuestionSerializer(many=True, read_only=True)
 
     class Meta(QuizProgressSerializer.Meta):
-        fields = [*QuizProgressSerializer.Meta.fields, "questions"]
+        fields = [
+            *QuizProgressSerializer.Meta.fields,
+            "shuffle_questions",
+            "shuffle_choices",
+            "questions_per_attempt",
+            "pool_draws",
+            "questions",
+        ]
 
 
 class IdField(serializers.IntegerField):

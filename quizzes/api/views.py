@@ -167,7 +167,8 @@ class QuizDetailView(LanguageMixin, generics.RetrieveAPIView):
         questions = derived(
             content, "api-questions", translation.get_language(), lambda: render.nested("questions")(content.questions)
         )
-        return Response(render(quiz, questions=questions))
+        draws = [{"pool": pool, "count": count} for pool, count in content.pool_draws.items()]
+        return Response(render(quiz, questions=questions, pool_draws=draws))
 
 
 class AttemptStartView(LanguageMixin, APIView):

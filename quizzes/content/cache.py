@@ -1,16 +1,18 @@
-"""A quiz's content (questions and choices in every language), held by each process.
+"""A quiz's current content (questions and choices in every language), held by each process.
 
-Showing a question, checking an answer and giving its feedback all need the
-quiz's questions and choices; they change only when an editor saves content,
-so each process holds the snapshot it has read instead of running two queries
-per request, and the cache (Redis in production: shared by every worker and
-server) keeps it for the processes that held an older one.
+The quiz's page and the API's quiz need the quiz's current questions and
+choices; they change only when an editor saves content, so each process holds
+the snapshot it has read instead of running queries per request, and the
+cache (Redis in production: shared by every worker and server) keeps it for
+the processes that held an older one. (An attempt shows the versions its
+layout holds instead, which never change: ``quizzes.content.layout_cache``.)
 
 What is cached: one language-independent snapshot per quiz, with every
 translated column (``text_en``, ``text_ur``... as on the models, so that
-``quizzes.content.languages.localized`` reads it as it reads a model instance), the
-questions and choices that are not archived, in order, and which choice is
-correct (the views decide what to show; nothing here reaches a page by itself).
+``quizzes.content.languages.localized`` reads it as it reads a model instance), its
+questions that are not archived, in order, each as its current version shows it
+(``version_question``: its offered choices and which one is correct), and its pool
+draws (the views decide what to show; nothing here reaches a page by itself).
 
 Staleness: every quiz has a version in the database (``QuizContentVersion``),
 the one thing every process shares whatever the cache: a new random number
@@ -224,7 +226,8 @@ def _load(quiz_id: int) -> tuple[int | None, QuizContent]:
         questions = list(questions_query.all())
     version = _version_of(quiz)
     versions = _current_versions([question.pk for question in questions]) if questions else {}
-    draws = dict(PoolDraw.objects.filter(quiz_id=quiz_id).values_list("pool", "count")) if questions else {}
+    draws = PoolDraw.objects.filter(quiz_id=quiz_id).order_by("pool").values_list("pool", "count")
+    draws = dict(draws) if questions else {}
     return version, QuizContent(
         _texts(quiz, ("title", "description")),
         id=quiz.pk,

@@ -2,7 +2,7 @@
 
 import pytest
 
-from quizzes.models import Course, Quiz
+from quizzes.models import Course, PoolDraw, Quiz
 from tests.api import QUIZZES_URL, answer, assert_error, finish_url, quiz_url, right, start, wrong
 from tests.factories import ChoiceFactory, CourseFactory, EnrollmentFactory, QuestionFactory, QuizFactory
 
@@ -190,15 +190,43 @@ def test_list_in_the_requested_language(student_api, content):
 # Detail -----------------------------------------------------------------------------
 
 
+def test_detail_says_how_each_attempt_is_drawn(student_api, gc_quiz):
+    questions = list(gc_quiz.questions.order_by("position"))
+    for question in questions[:3]:
+        question.pool = "memory"
+        question.save()
+    questions[3].keep_choice_order = True
+    questions[3].save()
+    gc_quiz.shuffle_choices, gc_quiz.questions_per_attempt = True, 4
+    gc_quiz.save()
+    PoolDraw.objects.create(quiz=gc_quiz, pool="memory", count=2)
+
+    body = student_api.get(quiz_url(GC)).json()
+
+    assert (body["shuffle_questions"], body["shuffle_choices"], body["questions_per_attempt"]) == (False, True, 4)
+    assert body["pool_draws"] == [{"pool": "memory", "count": 2}]
+    assert [q["pool"] for q in body["questions"][:4]] == ["memory", "memory", "memory", ""]
+    assert [q["keep_choice_order"] for q in body["questions"][2:5]] == [False, True, False]
+    attempt = student_api.get(f"/api/v1/attempts/{start(student_api, GC)}/").json()
+    assert attempt["max_score"] == len(attempt["questions"]) == 4
+
+
 def test_detail_questions_and_choices_with_ids_in_order(student_api, gc_quiz):
     body = student_api.get(quiz_url(GC)).json()
 
-    assert set(body) == QUIZ_FIELDS | {"questions"}
+    assert set(body) == QUIZ_FIELDS | {
+        "shuffle_questions",
+        "shuffle_choices",
+        "questions_per_attempt",
+        "pool_draws",
+    } | {"questions"}
+    assert (body["shuffle_questions"], body["shuffle_choices"], body["questions_per_attempt"]) == (False, False, 0)
+    assert body["pool_draws"] == []
     questions = list(gc_quiz.questions.order_by("position"))
     assert [q["id"] for q in body["questions"]] == [q.pk for q in questions]
     assert [q["position"] for q in body["questions"]] == list(range(1, 9))
     for got, question in zip(body["questions"], questions, strict=True):
-        assert set(got) == {"id", "position", "text", "text_language", "choices"}
+        assert set(got) == {"id", "position", "text", "text_language", "pool", "keep_choice_order", "choices"}
         assert got["text"] == question.text_en
         choices = list(question.choices.order_by("position"))
         assert [c["id"] for c in got["choices"]] == [c.pk for c in choices]

@@ -125,10 +125,14 @@ class TestQuizzes:
             QuizDetailSerializer(quiz_detail_oracle(user=student).get(slug=GC)).data["questions"]
         )
         assert_as_drf(QuizProgressSerializer, quiz)
-        detail = render(quiz, questions=questions)
+        detail = render(quiz, questions=questions, pool_draws=[])
         assert list(detail) == list(QuizDetailSerializer.Meta.fields)
-        assert {key: value for key, value in detail.items() if key != "questions"} == renderer(QuizProgressSerializer)(
-            quiz
+        progress = renderer(QuizProgressSerializer)(quiz)
+        assert {key: value for key, value in detail.items() if key in progress} == progress
+        assert (detail["shuffle_questions"], detail["shuffle_choices"], detail["questions_per_attempt"]) == (
+            False,
+            False,
+            0,
         )
         for question in snapshot.questions:
             assert_as_drf(QuestionSerializer, question)

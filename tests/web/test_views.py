@@ -14,7 +14,7 @@ from django.utils.translation import gettext, override
 from quizzes.attempts.services import NO_ATTEMPTS_LEFT, attempt_finish
 from quizzes.content.languages import localized
 from quizzes.enrollment.services import SELF_ENROLLMENT_CLOSED, enrollment_create
-from quizzes.models import Answer, Attempt, Enrollment
+from quizzes.models import Answer, Attempt, Enrollment, PoolDraw
 from quizzes.web.views import ENROLLED
 from tests.factories import (
     DEFAULT_PASSWORD,
@@ -212,6 +212,18 @@ class TestDashboard:
 
 
 class TestQuizPage:
+    def test_the_question_count_is_what_an_attempt_asks(self, student_client, gc_quiz, parse_html):
+        for question in gc_quiz.questions.order_by("position")[:5]:
+            question.pool = "memory"
+            question.save()
+        PoolDraw.objects.create(quiz=gc_quiz, pool="memory", count=2)  # 3 outside the pool + 2 drawn
+        page = parse_html(student_client.get(f"/en/quizzes/{GC}/"))
+        assert page.one("dl", class_="facts").find_all("dd")[0].text == "5"
+        gc_quiz.questions_per_attempt = 4
+        gc_quiz.save()
+        page = parse_html(student_client.get(f"/en/quizzes/{GC}/"))
+        assert page.one("dl", class_="facts").find_all("dd")[0].text == "4"
+
     @pytest.mark.parametrize("language", LANGUAGES)
     def test_quiz_page(self, student_client, gc_quiz, parse_html, language):
         response = student_client.get(f"/{language}/quizzes/{GC}/")
