@@ -222,8 +222,9 @@ def for_update(using: str = DEFAULT_DB_ALIAS) -> str:
 
 
 def for_key_share(alias: str, using: str = DEFAULT_DB_ALIAS) -> str:
-    """A key-share lock on the rows read from ``alias`` (PostgreSQL): the lock a foreign key's
-    check takes on the row it names, which only a ``FOR UPDATE`` or a DELETE waits for."""
+    """A key-share lock on the rows read from ``alias`` (a table or its alias; PostgreSQL): the
+    lock a foreign key's check takes on the row it names, which only a ``FOR UPDATE`` or a
+    DELETE conflicts with."""
     return f" FOR KEY SHARE OF {alias}" if connections[using].vendor == "postgresql" else ""
 
 

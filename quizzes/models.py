@@ -421,9 +421,15 @@ class AttemptQuestion(models.Model):
         Attempt, on_delete=models.CASCADE, related_name="layout", verbose_name=_("attempt"), db_index=False
     )
     position = models.PositiveSmallIntegerField(_("position"))
-    question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="+", verbose_name=_("question"))
+    # No foreign-key constraints in the database for these two (Django's PROTECT still refuses a
+    # delete): each one's check would take a key-share lock on a row every student of the quiz
+    # shares, one of each per question per start, and a class starting at once queues on them
+    # (make bench's burst; docs/performance.md). The answers keep theirs (Answer.version).
+    question = models.ForeignKey(
+        Question, on_delete=models.PROTECT, related_name="+", verbose_name=_("question"), db_constraint=False
+    )
     version = models.ForeignKey(
-        QuestionVersion, on_delete=models.PROTECT, related_name="slots", verbose_name=_("version")
+        QuestionVersion, on_delete=models.PROTECT, related_name="slots", verbose_name=_("version"), db_constraint=False
     )
     choice_order = models.JSONField(_("choice order"))
 

@@ -20,7 +20,7 @@ from common.sql import (
     table,
 )
 from quizzes.attempts.layout import DrawQuestion
-from quizzes.models import Attempt, AttemptQuestion, Enrollment, PoolDraw, Question, QuestionVersion
+from quizzes.models import Attempt, AttemptQuestion, Enrollment, PoolDraw, Question, QuestionVersion, Quiz
 
 ATTEMPT_NAMES = attnames(Attempt)
 
@@ -49,14 +49,15 @@ def start_reads(
 ) -> tuple[bool, list[Attempt], list[DrawQuestion], dict[str, int]]:
     """What starting an attempt reads, in one round trip, in the caller's transaction: lock
     the user's enrollment in the course until the transaction ends (False if there is none),
-    then, read after the lock, the user's attempts at the quiz (newest first), the quiz's
-    questions not archived with their current versions (key-share locked: an edit cannot
-    rewrite a version in place until this transaction ends, quizzes/content/versions.py), and
-    its pool draws."""
-    locked, attempts, questions, draws = fetch_each(
+    then, read after the lock, the user's attempts at the quiz (newest first), then, after a
+    key-share lock on the quiz (an edit cannot rewrite a version in place until this
+    transaction ends, quizzes/content/versions.py), its questions not archived with their
+    current versions, and its pool draws."""
+    locked, attempts, _quiz, questions, draws = fetch_each(
         [
             (_enrollment_lock_sql(using), [user_id, course_id]),
             (_student_attempts_sql(using), [user_id, quiz_id]),
+            (_quiz_key_share_sql(using), [quiz_id]),
             (_current_versions_sql(using), [quiz_id, False]),
             (_pool_draws_sql(using), [quiz_id]),
         ],
@@ -75,6 +76,17 @@ DRAW_VERSION_NAMES = ("id", "choices")
 
 
 @cache
+def _quiz_key_share_sql(using: str) -> str:
+    # The lock the new attempt's foreign key takes on its quiz anyway, taken before the versions
+    # are read: an edit that rewrites a version in place locks the quiz first (FOR UPDATE), so
+    # the versions read here are the ones committed, and stay so until this start commits.
+    return (
+        f"SELECT {column(Quiz, 'id', using)} FROM {table(Quiz, using)} "
+        f"WHERE {column(Quiz, 'id', using)} = %s{for_key_share(table(Quiz, using), using)}"
+    )
+
+
+@cache
 def _current_versions_sql(using: str) -> str:
     question_id, number = column(QuestionVersion, "question_id", using), column(QuestionVersion, "number", using)
     return (
@@ -85,7 +97,7 @@ def _current_versions_sql(using: str) -> str:
         f"WHERE q.{column(Question, 'quiz_id', using)} = %s AND q.{column(Question, 'is_archived', using)} = %s "
         f"AND v.{number} = (SELECT MAX(w.{number}) FROM {table(QuestionVersion, using)} w "
         f"WHERE w.{question_id} = q.{column(Question, 'id', using)}) "
-        f"ORDER BY q.{column(Question, 'position', using)}{for_key_share('v', using)}"
+        f"ORDER BY q.{column(Question, 'position', using)}"
     )
 
 

@@ -14,14 +14,15 @@ writing transaction), which compares the rows with the current version:
 
 Locks: the question row (``FOR NO KEY UPDATE``) serialises two syncs of one
 question without making a student's answer wait (its foreign-key check takes a
-key-share lock, which that does not conflict with). Only a version no layout
-holds is locked ``FOR UPDATE``, before its layouts are looked for again and it
-is rewritten: inserting a layout row takes a key-share lock on the version it
-names, which conflicts with that lock, so either the edit sees the attempt (and
-makes a new version) or the attempt waits for the edit and then holds the
-rewritten version, which nobody was shown yet. A version a layout holds is
-never locked by an edit, so an answer to it never waits for one (and no
-regrade, which locks the attempts, can deadlock with it).
+key-share lock, which that does not conflict with). Only before rewriting a
+version in place is the quiz row locked ``FOR UPDATE``, and the version's
+layouts looked for again: a start takes a key-share lock on its quiz before it
+reads the versions (the lock its attempt's foreign key takes anyway), which
+conflicts with that lock, so either the edit sees the attempt (and makes a new
+version) or the start waits for the edit and then reads the rewritten version,
+which nobody was shown yet. No version is ever locked: an answer never waits
+for an edit, and a class starting at once takes no lock on the versions it is
+shown (one lock, on the quiz, per start).
 
 Translation revisions (``QuestionVersion.revisions``): for each language, the
 number of the version each text a student reading that language sees (its
@@ -38,7 +39,7 @@ from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
 from quizzes.content.languages import SOURCE_LANGUAGE, column
-from quizzes.models import AttemptQuestion, Choice, Question, QuestionVersion, new_token
+from quizzes.models import AttemptQuestion, Choice, Question, QuestionVersion, Quiz, new_token
 
 LANGUAGES = tuple(code for code, _name in settings.LANGUAGES)
 QUESTION_FIELDS = ("text", "explanation")
@@ -105,7 +106,7 @@ def question_version_sync(question_id: int) -> QuestionVersion | None:
     docstring); returns it, or None for a question that no longer exists."""
     with transaction.atomic():
         # FOR NO KEY UPDATE: two syncs of a question run one after the other, while the key-share
-        # locks of students' foreign-key checks (an answer, a layout naming it) never wait for it.
+        # locks of students' foreign-key checks (an answer naming it) never wait for it.
         # of=self and no ordering: the question's row alone (Meta's ordering joins the quiz and course).
         locking = Question.objects.select_for_update(no_key=True, of=("self",)).filter(pk=question_id)
         question = locking.order_by().first()
@@ -116,9 +117,10 @@ def question_version_sync(question_id: int) -> QuestionVersion | None:
         if current is not None and _same(current, content):
             return current
         if current is not None and not _shown(current):
-            # FOR UPDATE waits for a layout being written that names it (its key-share lock),
-            # and holds back any other until this rewrite commits; then look again.
-            current = QuestionVersion.objects.select_for_update(of=("self",)).get(pk=current.pk)
+            # The quiz FOR UPDATE waits for every start in flight (each holds a key-share lock on
+            # its quiz from before it reads the versions) and holds back the next ones until
+            # this rewrite commits; then look again.
+            list(Quiz.objects.select_for_update(of=("self",)).filter(pk=question.quiz_id).order_by().values_list("pk"))
             if not _shown(current):
                 previous = QuestionVersion.objects.filter(question_id=question_id, number__lt=current.number)
                 previous = previous.order_by("-number").first()

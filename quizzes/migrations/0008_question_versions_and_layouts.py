@@ -143,8 +143,8 @@ class Migration(migrations.Migration):
                 ('position', models.PositiveSmallIntegerField(verbose_name='position')),
                 ('choice_order', models.JSONField(verbose_name='choice order')),
                 ('attempt', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='layout', to='quizzes.attempt', verbose_name='attempt')),
-                ('question', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='quizzes.question', verbose_name='question')),
-                ('version', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='slots', to='quizzes.questionversion', verbose_name='version')),
+                ('question', models.ForeignKey(db_constraint=False, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='quizzes.question', verbose_name='question')),
+                ('version', models.ForeignKey(db_constraint=False, on_delete=django.db.models.deletion.PROTECT, related_name='slots', to='quizzes.questionversion', verbose_name='version')),
             ],
             options={
                 'verbose_name': 'attempt question',

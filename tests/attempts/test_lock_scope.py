@@ -85,8 +85,8 @@ def test_a_regrade_locks_the_quiz_question_attempts_choices_and_current_version_
     AnswerFactory(attempt=AttemptFactory(user=user, quiz=quiz, number=1), question=question, choice=old)
     found = locks(lambda: question_correct_choice_change(question=question, new_correct=new, changed_by=editor))
     # Then each choice saved syncs the question's versions (quizzes/content/versions.py), its row
-    # locked FOR NO KEY UPDATE: the first makes version 2 (version 1 is answered: not locked), the
-    # second rewrites version 2, which no layout holds yet, under its lock.
+    # locked FOR NO KEY UPDATE: the first makes version 2 (version 1 is answered), the second
+    # rewrites version 2, which no layout holds yet, under the quiz's lock (held already).
     assert tables(found) == [
         '"quizzes_quiz"',
         '"quizzes_question"',
@@ -94,7 +94,7 @@ def test_a_regrade_locks_the_quiz_question_attempts_choices_and_current_version_
         '"quizzes_choice"',
         '"quizzes_question"',
         '"quizzes_question"',
-        '"quizzes_questionversion"',
+        '"quizzes_quiz"',
     ]
     assert " JOIN " not in found[0][1]  # the quiz row alone, not its course
 

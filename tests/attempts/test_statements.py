@@ -582,7 +582,7 @@ def test_with_server_side_binding_a_transactions_reads_go_one_by_one(student, qu
         )
     assert enrolled is True
     sent = [query["sql"] for query in queries.captured_queries if "SAVEPOINT" not in query["sql"]]
-    assert len(sent) == 4 and not any("; " in sql for sql in sent)
+    assert len(sent) == 5 and not any("; " in sql for sql in sent)
 
 
 # Every fixed INSERT writes every column --------------------------------------------------------
