@@ -309,3 +309,22 @@ def insert(model, values: dict, *, conflict: str = "raise", using: str = DEFAULT
     if not found:
         return None
     return _build(model, ("id", *row), (found[0][0], *row.values()), using)
+
+
+def insert_rows(model, rows: list[dict], *, using: str = DEFAULT_DB_ALIAS) -> None:
+    """INSERT ``rows`` (each by attribute name, the other columns as ``new_row`` fills them) in
+    one statement, each value adapted by its field as the ORM adapts it; nothing for no row."""
+    if not rows:
+        return
+    db = connections[using]
+    names = inserted_names(model)
+    fields = [_field(model, name) for name in names]
+    placeholders = "(" + ", ".join(["%s"] * len(names)) + ")"
+    params = []
+    for row in rows:
+        values = new_row(model, row)
+        params += [field.get_db_prep_save(values[name], db) for field, name in zip(fields, names, strict=True)]
+    columns = ", ".join(column(model, name, using) for name in names)
+    sql = f"INSERT INTO {table(model, using)} ({columns}) VALUES {', '.join([placeholders] * len(rows))}"
+    with db.cursor() as cursor:  # no rows to read back: the driver's plain execute
+        cursor.execute(sql, params)

@@ -35,6 +35,7 @@ from quizzes.api.serializers import (
 from quizzes.attempts.selectors import (
     published_quiz_get,
     shown_questions,
+    slot_key,
     student_attempt_get,
     student_attempt_with_answers,
     student_courses,
@@ -43,6 +44,7 @@ from quizzes.attempts.selectors import (
 )
 from quizzes.attempts.services import attempt_answer_submit, attempt_finish, attempt_start
 from quizzes.content.cache import derived, quiz_content
+from quizzes.content.layout_cache import layout_content
 from quizzes.models import Attempt, Quiz
 
 UNKNOWN_LANGUAGE = _("Unknown language %(language)r; use one of: %(languages)s.")
@@ -189,7 +191,10 @@ class AttemptStartView(LanguageMixin, APIView):
         except Quiz.DoesNotExist:
             raise NotFound from None
         attempt, created = attempt_start(user=request.user, quiz=quiz)
-        return Response(attempt_rendered(request.user, attempt.pk), status=201 if created else 200)
+        if created:  # its layout is the one just drawn, and it has no answer yet: nothing to read
+            content = layout_content(quiz, [slot_key(slot) for slot in attempt.drawn_layout])
+            return Response(_rendered(attempt, content, {}), status=201)
+        return Response(attempt_rendered(request.user, attempt.pk), status=200)
 
 
 @extend_schema(parameters=[LANG_PARAMETER], responses={200: AttemptSerializer, **errors(400, 401, 404, 429)})
@@ -208,6 +213,10 @@ def attempt_rendered(user, pk) -> dict:
         attempt, content, answers = student_attempt_with_answers(user=user, attempt_id=pk)
     except Attempt.DoesNotExist:
         raise NotFound from None
+    return _rendered(attempt, content, answers)
+
+
+def _rendered(attempt, content, answers) -> dict:
     render = renderer(AttemptSerializer)
     shown = shown_questions(content=content, answers=answers)
     return render(

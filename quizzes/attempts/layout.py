@@ -31,6 +31,7 @@ class DrawQuestion:
     pool: str
     keep_choice_order: bool
     version_id: int
+    version_token: int
     choice_ids: tuple[int, ...]  # the version's choices, by position
 
 
@@ -51,6 +52,7 @@ class Slot:
     position: int
     question_id: int
     version_id: int
+    version_token: int
     choice_order: tuple[int, ...]
 
 
@@ -68,7 +70,7 @@ def layout_draw(
         order = list(question.choice_ids)
         if settings.shuffle_choices and not question.keep_choice_order:
             rng.shuffle(order)
-        slots.append(Slot(position, question.id, question.version_id, tuple(order)))
+        slots.append(Slot(position, question.id, question.version_id, question.version_token, tuple(order)))
     return slots
 
 

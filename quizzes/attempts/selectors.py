@@ -118,8 +118,13 @@ def attempt_content(*, attempt: Attempt, layout=None) -> QuizContent:
     if layout is None:
         layout = AttemptQuestion.objects.filter(attempt_id=attempt.pk).order_by("position")
         layout = list(layout.annotate(version_token=F("version__token")))
-    slots = [(slot.position, slot.version_id, slot.version_token, slot.choice_order) for slot in layout]
-    return layout_content(attempt.quiz, slots)
+    return layout_content(attempt.quiz, [slot_key(slot) for slot in layout])
+
+
+def slot_key(slot) -> tuple:
+    """(position, version id, version token, choice order) of a place in a layout: an
+    AttemptQuestion read with its ``version_token``, or a ``quizzes.attempts.layout.Slot``."""
+    return (slot.position, slot.version_id, slot.version_token, slot.choice_order)
 
 
 @dataclass(frozen=True)

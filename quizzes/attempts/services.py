@@ -49,7 +49,8 @@ class AttemptError(Exception):
 def attempt_start(*, user, quiz: Quiz) -> tuple[Attempt, bool]:
     """Start an attempt, or resume the one in progress.
 
-    Returns the attempt and whether it is new.
+    Returns the attempt and whether it is new; a new one comes with its ``drawn_layout`` (the
+    ``quizzes.attempts.layout.Slot``s stored), so that it can be shown without reading it back.
     """
     with transaction.atomic():
         # Locking the enrollment serialises one student's starts of one course. Only
@@ -82,6 +83,7 @@ def attempt_start(*, user, quiz: Quiz) -> tuple[Attempt, bool]:
             return current, False
         start_statements.layout_insert(attempt_id=attempt.pk, slots=slots)
     attempt.quiz = quiz
+    attempt.drawn_layout = slots
     return attempt, True
 
 

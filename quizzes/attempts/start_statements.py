@@ -15,6 +15,7 @@ from common.sql import (
     for_key_share,
     for_update,
     insert,
+    insert_rows,
     instance,
     select_list,
     table,
@@ -72,7 +73,7 @@ def start_reads(
 
 
 DRAW_QUESTION_NAMES = ("id", "position", "pool", "keep_choice_order")
-DRAW_VERSION_NAMES = ("id", "choices")
+DRAW_VERSION_NAMES = ("id", "token", "choices")
 
 
 @cache
@@ -111,6 +112,7 @@ def _draw_question(row, using: str) -> DrawQuestion:
         pool=question.pool,
         keep_choice_order=question.keep_choice_order,
         version_id=version.pk,
+        version_token=version.token,
         choice_ids=tuple(choice["id"] for choice in version.choices),
     )
 
@@ -140,13 +142,17 @@ def attempt_insert(
 
 def layout_insert(*, attempt_id: int, slots, using: str = DEFAULT_DB_ALIAS) -> None:
     """INSERT an attempt's layout (``quizzes.attempts.layout.Slot``s): one statement."""
-    AttemptQuestion.objects.using(using).bulk_create(
-        AttemptQuestion(
-            attempt_id=attempt_id,
-            position=slot.position,
-            question_id=slot.question_id,
-            version_id=slot.version_id,
-            choice_order=list(slot.choice_order),
-        )
-        for slot in slots
+    insert_rows(
+        AttemptQuestion,
+        [
+            {
+                "attempt_id": attempt_id,
+                "position": slot.position,
+                "question_id": slot.question_id,
+                "version_id": slot.version_id,
+                "choice_order": list(slot.choice_order),
+            }
+            for slot in slots
+        ],
+        using=using,
     )

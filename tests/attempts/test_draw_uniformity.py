@@ -30,6 +30,7 @@ def pool_of(size: int, pool: str = "memory") -> list[DrawQuestion]:
             pool=pool,
             keep_choice_order=False,
             version_id=1000 + n,
+            version_token=n,
             choice_ids=(10 * n + 1, 10 * n + 2),
         )
         for n in range(1, size + 1)
@@ -79,7 +80,7 @@ def test_questions_per_attempt_draws_uniformly_too():
 
 def test_shuffled_choices_are_uniform_over_the_24_orders():
     question = DrawQuestion(
-        id=1, position=1, pool="", keep_choice_order=False, version_id=1, choice_ids=(11, 12, 13, 14)
+        id=1, position=1, pool="", keep_choice_order=False, version_id=1, version_token=1, choice_ids=(11, 12, 13, 14)
     )
     settings = DrawSettings(shuffle_questions=False, shuffle_choices=True, questions_per_attempt=0, pool_draws={})
     rng = random.Random(22)
@@ -95,7 +96,9 @@ def test_shuffled_choices_are_uniform_over_the_24_orders():
 
 
 def test_a_question_that_keeps_its_order_is_never_shuffled():
-    kept = DrawQuestion(id=1, position=1, pool="", keep_choice_order=True, version_id=1, choice_ids=(11, 12, 13, 14))
+    kept = DrawQuestion(
+        id=1, position=1, pool="", keep_choice_order=True, version_id=1, version_token=1, choice_ids=(11, 12, 13, 14)
+    )
     settings = DrawSettings(shuffle_questions=True, shuffle_choices=True, questions_per_attempt=0, pool_draws={})
     rng = random.Random(23)
     assert {layout_draw([kept], settings, rng)[0].choice_order for _ in range(500)} == {kept.choice_ids}

@@ -494,7 +494,8 @@ def test_a_read_with_using_runs_on_that_connection_and_builds_its_instances(stud
 def test_a_write_with_using_runs_on_that_connection(student, quiz, other_alias):
     values = {"user_id": student.pk, "quiz_id": quiz.pk, "max_score": 8, "pass_mark": 60}
     question = quiz.questions.get(position=1)
-    slot = Slot(1, question.pk, current_version(question).pk, tuple(question.choices.values_list("pk", flat=True)))
+    version = current_version(question)
+    slot = Slot(1, question.pk, version.pk, version.token, tuple(question.choices.values_list("pk", flat=True)))
     with CaptureQueriesContext(other_alias) as on_other, CaptureQueriesContext(connection) as on_default:
         attempt = start_statements.attempt_insert(number=1, using="other", **values)
         start_statements.layout_insert(attempt_id=attempt.pk, slots=[slot], using="other")
