@@ -231,7 +231,13 @@ LANGUAGES = [
 ]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_I18N = True
-TIME_ZONE = "UTC"
+# The site's time zone: a user's dates are written in their own (UserPreferences.time_zone) or this.
+TIME_ZONE = os.environ.get("DJANGO_TIME_ZONE", "UTC")
+# Where Shona's date formats live (Django has none for it).
+FORMAT_MODULE_PATH = ["lms.formats"]
+# How long after an attempt's deadline an answer is still taken: the time an answer sent just
+# before the deadline may spend on a slow network. The server's clock decides.
+ATTEMPT_DEADLINE_GRACE = timedelta(seconds=int(os.environ.get("LMS_ATTEMPT_DEADLINE_GRACE", "15")))
 USE_TZ = True
 
 # English is the source language of all content; an empty translation falls

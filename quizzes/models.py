@@ -7,6 +7,7 @@ services.py, and the invariants they rely on are database constraints.
 """
 
 import secrets
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import models
@@ -127,6 +128,15 @@ class EnrollmentChange(models.Model):
         return f"{self.user} @ {self.course}: {self.get_action_display()}"
 
 
+class FeedbackTiming(models.TextChoices):
+    """When a student sees whether an answer was right, the right answer and the explanation."""
+
+    IMMEDIATELY = "immediately", _("immediately after each answer")
+    AFTER_ATTEMPT = "after_attempt", _("after the attempt is finished")
+    AFTER_CLOSE = "after_close", _("after the quiz closes")
+    NEVER = "never", _("never")
+
+
 class Quiz(models.Model):
     course = models.ForeignKey(Course, on_delete=models.PROTECT, related_name="quizzes", verbose_name=_("course"))
     slug = models.SlugField(_("slug"), max_length=100, unique=True)
@@ -155,6 +165,39 @@ class Quiz(models.Model):
         default=0,
         help_text=_("Ask this many of the quiz's questions, drawn at random for each attempt; 0 asks them all."),
     )
+    # The teacher's settings (quizzes/attempts/rules.py): when the quiz may be taken, for how long,
+    # and when students see what their answers were worth. A QuizOverride changes the first three
+    # for a student or a group.
+    opens_at = models.DateTimeField(
+        _("opens at"), null=True, blank=True, help_text=_("No attempt starts before this time. Empty: open now.")
+    )
+    closes_at = models.DateTimeField(
+        _("closes at"),
+        null=True,
+        blank=True,
+        help_text=_("No attempt starts and no answer is taken after this time. Empty: never closes."),
+    )
+    time_limit = models.DurationField(
+        _("time limit"),
+        null=True,
+        blank=True,
+        help_text=_(
+            "How long an attempt may take, as hours:minutes:seconds (00:20:00 is twenty minutes). "
+            "An attempt still open at its deadline is finished with the answers given. Empty: no limit."
+        ),
+    )
+    feedback_timing = models.CharField(
+        _("feedback timing"),
+        max_length=20,
+        choices=FeedbackTiming.choices,
+        default=FeedbackTiming.IMMEDIATELY,
+        help_text=_("When students see whether each answer was right, the right answer and the explanation."),
+    )
+    show_right_answer = models.BooleanField(
+        _("show the right answer"),
+        default=True,
+        help_text=_("Untick to never show which choice was right (correctness and explanations follow the timing)."),
+    )
     # What each translation was written against: "<column>" (``text_ur``,
     # ``text_ind``) -> hash of the English text then (quizzes/content/translation_status.py).
     translation_sources = models.JSONField(_("translation sources"), default=dict, blank=True, editable=False)
@@ -168,6 +211,16 @@ class Quiz(models.Model):
         constraints = [
             models.CheckConstraint(condition=Q(pass_mark__lte=100), name="quiz_pass_mark_at_most_100"),
             models.CheckConstraint(condition=_english_present("title"), name="quiz_title_en_present"),
+            models.CheckConstraint(
+                condition=Q(opens_at__isnull=True) | Q(closes_at__isnull=True) | Q(closes_at__gt=F("opens_at")),
+                name="quiz_closes_after_opens",
+            ),
+            models.CheckConstraint(
+                condition=Q(time_limit__isnull=True) | Q(time_limit__gt=timedelta(0)), name="quiz_time_limit_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(feedback_timing__in=FeedbackTiming.values), name="quiz_feedback_timing_valid"
+            ),
         ]
 
     def __str__(self):
@@ -368,17 +421,27 @@ class Attempt(models.Model):
     # Copied from the quiz when the attempt starts, so that a later edit of the
     # quiz does not change a grade a student has already earned.
     pass_mark = models.PositiveSmallIntegerField(_("pass mark (%)"))
+    # Fixed when it starts (quizzes/attempts/rules.py): the earlier of the start plus the time
+    # limit and the close date, each as an override gives it; no answer is taken after it (plus
+    # ATTEMPT_DEADLINE_GRACE). None: no limit.
+    deadline = models.DateTimeField(_("deadline"), null=True, blank=True)
+    # A practice of the questions an attempt missed: numbered apart, not counted in any grade.
+    is_practice = models.BooleanField(_("practice"), default=False)
 
     class Meta:
         ordering = ["user", "quiz", "number"]
         verbose_name = _("attempt")
         verbose_name_plural = _("attempts")
         constraints = [
-            models.UniqueConstraint(fields=["user", "quiz", "number"], name="attempt_unique_number"),
+            models.UniqueConstraint(fields=["user", "quiz", "is_practice", "number"], name="attempt_unique_number"),
             models.UniqueConstraint(
-                fields=["user", "quiz"],
+                fields=["user", "quiz", "is_practice"],
                 condition=Q(state="in_progress"),
                 name="attempt_one_in_progress_per_user_quiz",
+            ),
+            models.CheckConstraint(
+                condition=Q(deadline__isnull=True) | Q(deadline__gte=F("started_at")),
+                name="attempt_deadline_after_start",
             ),
             models.CheckConstraint(condition=Q(number__gte=1), name="attempt_number_positive"),
             models.CheckConstraint(
@@ -491,6 +554,26 @@ class Answer(models.Model):
         a regrade changed it since (quizzes/attempts/regrade.py)."""
         return self.is_correct != (self.choice_id == self.feedback_question.correct_choice_id)
 
+    # What its student may see of it now, by its ``review`` (a ``quizzes.attempts.rules.Review``,
+    # which the attempt selectors and services attach): None where the review withholds it.
+
+    @property
+    def shown_correct(self) -> bool | None:
+        return self.is_correct if self.review.correctness else None
+
+    @property
+    def shown_correct_choice_id(self) -> int | None:
+        return self.feedback_question.correct_choice_id if self.review.right_answer else None
+
+    @property
+    def shown_regraded(self) -> bool | None:
+        return self.is_regraded if self.review.correctness else None
+
+    @property
+    def shown_feedback_question(self):
+        """``feedback_question`` when its explanation may be shown, else None."""
+        return self.feedback_question if self.review.explanation else None
+
 
 class Regrade(models.Model):
     """A change of a question's correct choice after students answered it, and what it did.
@@ -546,6 +629,101 @@ class Regrade(models.Model):
 
     def __str__(self):
         return f"{self.question} · {self.changed_at:%Y-%m-%d %H:%M}"
+
+
+class CourseGroup(models.Model):
+    """Students of one course who share an accommodation (a QuizOverride), such as extra time."""
+
+    course = models.ForeignKey(  # the lead of the unique (course, name)
+        Course, on_delete=models.CASCADE, related_name="groups", verbose_name=_("course"), db_index=False
+    )
+    name = models.CharField(_("name"), max_length=100)
+    members = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, related_name="course_groups", blank=True, verbose_name=_("members")
+    )
+
+    class Meta:
+        ordering = ["course", "name"]
+        verbose_name = _("course group")
+        verbose_name_plural = _("course groups")
+        constraints = [models.UniqueConstraint(fields=["course", "name"], name="coursegroup_unique_name")]
+
+    def __str__(self):
+        return f"{self.course.slug} · {self.name}"
+
+
+class QuizOverride(models.Model):
+    """Other settings of a quiz for one student or one group (an accommodation).
+
+    Each empty setting keeps the quiz's. A student's own override comes first; otherwise, of
+    their groups' overrides, the most generous value of each setting (quizzes/attempts/rules.py).
+    """
+
+    quiz = models.ForeignKey(  # the lead of the unique (quiz, user)
+        Quiz, on_delete=models.CASCADE, related_name="overrides", verbose_name=_("quiz"), db_index=False
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="quiz_overrides",
+        verbose_name=_("student"),
+    )
+    group = models.ForeignKey(
+        CourseGroup,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="quiz_overrides",
+        verbose_name=_("group"),
+    )
+    opens_at = models.DateTimeField(_("opens at"), null=True, blank=True)
+    closes_at = models.DateTimeField(_("closes at"), null=True, blank=True)
+    time_limit = models.DurationField(_("time limit"), null=True, blank=True)
+    max_attempts = models.PositiveSmallIntegerField(
+        _("maximum attempts"), null=True, blank=True, help_text=_("0 means unlimited. Empty: the quiz's.")
+    )
+
+    class Meta:
+        ordering = ["quiz", "pk"]
+        verbose_name = _("quiz override")
+        verbose_name_plural = _("quiz overrides")
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(user__isnull=False, group__isnull=True) | Q(user__isnull=True, group__isnull=False),
+                name="quizoverride_user_or_group",
+            ),
+            models.UniqueConstraint(fields=["quiz", "user"], name="quizoverride_unique_user"),
+            models.UniqueConstraint(fields=["quiz", "group"], name="quizoverride_unique_group"),
+            models.CheckConstraint(
+                condition=Q(opens_at__isnull=True) | Q(closes_at__isnull=True) | Q(closes_at__gt=F("opens_at")),
+                name="quizoverride_closes_after_opens",
+            ),
+            models.CheckConstraint(
+                condition=Q(time_limit__isnull=True) | Q(time_limit__gt=timedelta(0)),
+                name="quizoverride_time_limit_positive",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.quiz.slug} · {self.user or self.group}"
+
+
+class UserPreferences(models.Model):
+    """A user's own settings: the time zone their dates are written in (the site's by default)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preferences", verbose_name=_("user")
+    )
+    time_zone = models.CharField(_("time zone"), max_length=64, blank=True)
+
+    class Meta:
+        verbose_name = _("preferences")
+        verbose_name_plural = _("preferences")
+
+    def __str__(self):
+        return f"{self.user} · {self.time_zone or settings.TIME_ZONE}"
 
 
 class IdempotencyKey(models.Model):

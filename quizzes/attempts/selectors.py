@@ -3,8 +3,9 @@
 from dataclasses import dataclass
 
 from django.db.models import F
+from django.utils import timezone
 
-from quizzes.attempts import grading, statements
+from quizzes.attempts import grading, rules, start_statements, statements
 from quizzes.content.cache import ContentQuestion, QuizContent
 from quizzes.content.layout_cache import layout_content
 from quizzes.models import Answer, Attempt, AttemptQuestion, Course, Quiz
@@ -52,8 +53,9 @@ def _with_progress(courses: list[Course], quiz_rows) -> list[Course]:
 
 def _set_progress(quiz: Quiz, attempts) -> None:
     """The quiz's ``attempts_used``, ``best_percent``, ``passed`` and ``in_progress_id`` from
-    the user's attempts at it (``grading.quiz_progress``)."""
-    quiz.attempts_used, quiz.best_percent, quiz.passed, quiz.in_progress_id = grading.quiz_progress(attempts)
+    the user's attempts at it that count (``grading.quiz_progress``; a practice does not)."""
+    counted = [attempt for attempt in attempts if not getattr(attempt, "is_practice", False)]
+    quiz.attempts_used, quiz.best_percent, quiz.passed, quiz.in_progress_id = grading.quiz_progress(counted)
 
 
 def published_quiz_get(*, slug: str) -> Quiz:
@@ -91,7 +93,8 @@ def student_attempt_get(*, user, attempt_id: int) -> Attempt:
 def student_attempt_with_answers(*, user, attempt_id: int) -> tuple[Attempt, QuizContent, dict[int, Answer]]:
     """One of ``user``'s attempts, the quiz as its layout shows it (``attempt_content``) and its
     answers by question, each with its ``content_question`` (the version it records, for its
-    feedback), in one statement.
+    feedback) and its ``review`` (what the student may see of that feedback now: also the
+    attempt's ``review``), in one statement.
 
     The attempt LEFT JOIN its layout and answers (a row per question), for the
     question page, the most visited page. Raises Attempt.DoesNotExist as
@@ -102,12 +105,26 @@ def student_attempt_with_answers(*, user, attempt_id: int) -> tuple[Attempt, Qui
         raise Attempt.DoesNotExist
     attempt, layout, answers = found
     content = attempt_content(attempt=attempt, layout=layout)
+    attempt.review = student_attempt_review(user=user, attempt=attempt, now=timezone.now())
     for question in content.questions:
         answer = answers.get(question.id)
         if answer is not None:
             # Its feedback: the version the layout holds, which the answer records.
             answer.content_question = question
+            answer.review = attempt.review
     return attempt, content, answers
+
+
+def student_attempt_review(*, user, attempt: Attempt, now) -> rules.Review:
+    """What ``attempt``'s feedback shows ``user`` at ``now`` (``rules.attempt_review``); its
+    ``quiz`` holds what the review reads (``statements.REVIEW_NAMES``). The student's overrides
+    are read only when the timing waits for the quiz's close."""
+    quiz = attempt.quiz
+
+    def closes_at():
+        return rules.closes_at_for(quiz, start_statements.student_overrides(user_id=user.pk, quiz_id=quiz.pk))
+
+    return rules.attempt_review(quiz=quiz, attempt=attempt, closes_at=closes_at, now=now)
 
 
 def attempt_content(*, attempt: Attempt, layout=None) -> QuizContent:

@@ -13,8 +13,10 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from quizzes.attempts import start_statements, statements
+from common.dates import local_datetime
+from quizzes.attempts import rules, start_statements, statements
 from quizzes.attempts.layout import DrawSettings, layout_draw
+from quizzes.attempts.selectors import student_attempt_review
 from quizzes.content.cache import ContentQuestion, version_question
 from quizzes.content.layout_cache import layout_versions
 from quizzes.models import Answer, Attempt, AttemptQuestion, Question, Quiz
@@ -29,6 +31,15 @@ OTHER_QUESTION = _("This answer was sent for another question; please answer the
 CHOICE_NOT_IN_QUESTION = _("That choice is not one of this question's choices.")
 START_RACED = _("Another request changed your attempts at this quiz at the same moment; please try again.")
 ALREADY_ANSWERED = _("You have already answered this question; the first answer is final.")
+QUIZ_NOT_OPEN = _("This quiz opens on %(date)s.")
+QUIZ_CLOSED = _("This quiz closed on %(date)s; no attempt can start.")
+DEADLINE_PASSED = _(
+    "The time for this attempt ran out at %(time)s: this answer was not recorded, "
+    "and the attempt was finished with the answers you gave before."
+)
+PRACTICE_UNFINISHED = _("Finish this attempt first; then you can practise the questions you missed.")
+PRACTICE_NOT_YET = _("You can practise these questions once their answers are shown to you.")
+NOTHING_MISSED = _("You answered every question of this attempt right: there is nothing to practise.")
 
 
 class AttemptError(Exception):
@@ -51,40 +62,113 @@ def attempt_start(*, user, quiz: Quiz) -> tuple[Attempt, bool]:
 
     Returns the attempt and whether it is new; a new one comes with its ``drawn_layout`` (the
     ``quizzes.attempts.layout.Slot``s stored), so that it can be shown without reading it back.
+    The quiz's settings for this student (``rules.quiz_rules``, with their overrides) decide
+    whether one may start and its deadline. An attempt in progress past its deadline is finished
+    first (``attempt_finish_if_overdue``).
     """
+    now = timezone.now()
     with transaction.atomic():
         # Locking the enrollment serialises one student's starts of one course. Only
         # that row: locking the course too would serialise every student's start in
         # it. The lock and what is read after it travel in one message of fixed SQL
         # (quizzes/attempts/statements.py): a class arrives at once.
-        enrolled, attempts, questions, pool_draws = start_statements.start_reads(
-            user_id=user.pk, course_id=quiz.course_id, quiz_id=quiz.pk
-        )
-        if not quiz.is_published:
-            raise AttemptError(QUIZ_UNAVAILABLE, code="quiz_unavailable", status=404)
-        if not enrolled:
-            raise AttemptError(NOT_ENROLLED, code="not_enrolled", status=403)
-        current = next((attempt for attempt in attempts if attempt.state == Attempt.State.IN_PROGRESS), None)
-        if current is not None:
+        reads = start_statements.start_reads(user_id=user.pk, course_id=quiz.course_id, quiz_id=quiz.pk)
+        _enrolled_check(quiz, reads)
+        graded = [attempt for attempt in reads.attempts if not attempt.is_practice]
+        current = next((attempt for attempt in graded if attempt.state == Attempt.State.IN_PROGRESS), None)
+        if current is not None and not rules.is_overdue(current, now):
             return current, False
-        used = attempts[0].number if attempts else 0
-        if quiz.max_attempts and used >= quiz.max_attempts:
+        if current is not None:
+            _finish(current.pk, now)
+        quiz_rules = rules.quiz_rules(quiz, reads.overrides)
+        start_refusal_check(quiz_rules, now)
+        used = graded[0].number if graded else 0
+        if quiz_rules.attempts_left(used) == 0:
             raise AttemptError(NO_ATTEMPTS_LEFT, code="no_attempts_left", status=409)
         # The layout is drawn and stored once: every page, the API and the answer check read it.
-        slots = layout_draw(questions, DrawSettings.of(quiz, pool_draws))
-        attempt = start_statements.attempt_insert(
-            user_id=user.pk, quiz_id=quiz.pk, number=used + 1, max_score=len(slots), pass_mark=quiz.pass_mark
+        slots = layout_draw(reads.questions, DrawSettings.of(quiz, reads.pool_draws))
+        return _attempt_create(
+            user, quiz, slots, number=used + 1, is_practice=False, started_at=now, deadline=quiz_rules.deadline(now)
         )
-        if attempt is None:
-            # Another request started one first (only possible where the lock is a no-op).
-            current = Attempt.objects.filter(user=user, quiz=quiz, state=Attempt.State.IN_PROGRESS).first()
-            if current is None:  # it took this attempt's number and finished already
-                raise AttemptError(START_RACED, code="start_conflict", status=409)
-            return current, False
-        start_statements.layout_insert(attempt_id=attempt.pk, slots=slots)
+
+
+def _enrolled_check(quiz: Quiz, reads) -> None:
+    if not quiz.is_published:
+        raise AttemptError(QUIZ_UNAVAILABLE, code="quiz_unavailable", status=404)
+    if not reads.enrolled:
+        raise AttemptError(NOT_ENROLLED, code="not_enrolled", status=403)
+
+
+def start_refusal_check(quiz_rules: rules.QuizRules, now) -> None:
+    """Refuse a start outside the quiz's dates for this student (``quiz_not_open``,
+    ``quiz_closed``), saying when it opens or closed, in the active language and time zone."""
+    if quiz_rules.has_not_opened(now):
+        message = QUIZ_NOT_OPEN % {"date": local_datetime(quiz_rules.opens_at)}
+        raise AttemptError(message, code="quiz_not_open", status=403)
+    if quiz_rules.has_closed(now):
+        message = QUIZ_CLOSED % {"date": local_datetime(quiz_rules.closes_at)}
+        raise AttemptError(message, code="quiz_closed", status=403)
+
+
+def _attempt_create(user, quiz: Quiz, slots, *, number: int, **values) -> tuple[Attempt, bool]:
+    """INSERT the attempt and its layout (in the caller's transaction, after ``start_reads``)."""
+    attempt = start_statements.attempt_insert(
+        user_id=user.pk, quiz_id=quiz.pk, number=number, max_score=len(slots), pass_mark=quiz.pass_mark, **values
+    )
+    if attempt is None:
+        # Another request started one first (only possible where the lock is a no-op).
+        current = Attempt.objects.filter(
+            user=user, quiz=quiz, state=Attempt.State.IN_PROGRESS, is_practice=values["is_practice"]
+        ).first()
+        if current is None:  # it took this attempt's number and finished already
+            raise AttemptError(START_RACED, code="start_conflict", status=409)
+        return current, False
+    start_statements.layout_insert(attempt_id=attempt.pk, slots=slots)
     attempt.quiz = quiz
     attempt.drawn_layout = slots
     return attempt, True
+
+
+def practice_start(*, user, attempt_id: int) -> tuple[Attempt, bool]:
+    """Start a practice attempt of the questions ``user``'s finished attempt missed (answered
+    wrong or not answered), or resume the practice in progress at that quiz.
+
+    A practice is not counted in any grade, has no deadline and no limit of attempts, and shows
+    each answer's feedback at once; so it starts only once the review of the attempt it
+    practises shows which answers were right (``rules.attempt_review``), and only for a student
+    still enrolled. Its questions are the missed ones not archived since, each as its current
+    version, in the quiz's order (or shuffled, as the quiz shuffles). Raises
+    Attempt.DoesNotExist for an attempt that is not ``user``'s.
+    """
+    now = timezone.now()
+    source = Attempt.objects.select_related("quiz").get(pk=attempt_id, user=user)
+    quiz = source.quiz
+    if not source.is_finished:
+        raise AttemptError(PRACTICE_UNFINISHED, code="attempt_not_finished", status=409)
+    with transaction.atomic():
+        reads = start_statements.start_reads(user_id=user.pk, course_id=quiz.course_id, quiz_id=quiz.pk)
+        _enrolled_check(quiz, reads)
+        closes_at = rules.quiz_rules(quiz, reads.overrides).closes_at
+        if not rules.attempt_review(quiz=quiz, attempt=source, closes_at=lambda: closes_at, now=now).correctness:
+            raise AttemptError(PRACTICE_NOT_YET, code="review_not_available", status=409)
+        practices = [attempt for attempt in reads.attempts if attempt.is_practice]
+        current = next((attempt for attempt in practices if attempt.state == Attempt.State.IN_PROGRESS), None)
+        if current is not None:
+            return current, False
+        missed = attempt_missed_question_ids(source)
+        questions = [question for question in reads.questions if question.id in missed]
+        if not questions:
+            raise AttemptError(NOTHING_MISSED, code="nothing_to_practise", status=409)
+        slots = layout_draw(questions, DrawSettings(quiz.shuffle_questions, quiz.shuffle_choices, 0, {}))
+        number = max((attempt.number for attempt in practices), default=0) + 1
+        return _attempt_create(user, quiz, slots, number=number, is_practice=True, started_at=now, deadline=None)
+
+
+def attempt_missed_question_ids(attempt: Attempt) -> set[int]:
+    """The questions of a finished attempt's layout not answered right."""
+    asked = AttemptQuestion.objects.filter(attempt_id=attempt.pk).values_list("question_id", flat=True)
+    right = Answer.objects.filter(attempt_id=attempt.pk, is_correct=True).values_list("question_id", flat=True)
+    return set(asked) - set(right)
 
 
 def attempt_answer_submit(
@@ -112,6 +196,7 @@ def attempt_answer_submit(
     afterwards from the attempt's layout; a second answer to a question is
     caught by the unique constraint.
     """
+    now = timezone.now()
     try:
         attempt, answer = statements.answer_write(
             attempt_id=attempt_id,
@@ -120,6 +205,7 @@ def attempt_answer_submit(
             choice_id=choice_id,
             language=language,
             position=position,
+            now=now,
         )
     except IntegrityError:
         # Answered already (by this request's twin, or before); nothing was written.
@@ -127,22 +213,29 @@ def attempt_answer_submit(
         if existing is None:
             raise
         existing.content_question = shown_question(existing)
+        existing.review = student_attempt_review(user=user, attempt=existing.attempt, now=now)
         if existing.choice_id == choice_id:
             return existing, False
         raise AttemptError(ALREADY_ANSWERED, code="already_answered", status=409, answer=existing) from None
     if attempt is None:
         raise Attempt.DoesNotExist
     if answer is None:
-        raise _answer_refusal(attempt, question_id=question_id, choice_id=choice_id, position=position)
+        raise _answer_refusal(attempt, question_id=question_id, choice_id=choice_id, position=position, now=now)
     answer.attempt = attempt
     answer.content_question = shown_question(answer)
+    answer.review = student_attempt_review(user=user, attempt=attempt, now=now)
     return answer, True
 
 
-def _answer_refusal(attempt: Attempt, *, question_id: int, choice_id: int, position: int | None) -> AttemptError:
-    """Why the database recorded nothing, checked in this order."""
+def _answer_refusal(attempt: Attempt, *, question_id: int, choice_id: int, position: int | None, now) -> AttemptError:
+    """Why the database recorded nothing, checked in this order. An attempt past its deadline
+    is finished here: the answer touched it."""
     if attempt.state != Attempt.State.IN_PROGRESS:
         return AttemptError(ATTEMPT_FINISHED, code="attempt_finished", status=409)
+    if rules.is_overdue(attempt, now):
+        _finish(attempt.pk, now)
+        message = DEADLINE_PASSED % {"time": local_datetime(attempt.deadline)}
+        return AttemptError(message, code="deadline_passed", status=409)
     slot = AttemptQuestion.objects.filter(attempt_id=attempt.pk, question_id=question_id).first()
     if slot is None:
         if Question.objects.filter(pk=question_id, quiz_id=attempt.quiz_id).exists():
@@ -167,12 +260,29 @@ def attempt_finish(*, attempt: Attempt) -> Attempt:
 
     Unanswered questions count as wrong.
     """
+    return _finish(attempt.pk, timezone.now())
+
+
+def attempt_finish_if_overdue(*, attempt: Attempt) -> Attempt | None:
+    """Finish ``attempt`` if it is in progress past its deadline (``rules.is_overdue``), with
+    the answers it has, and return it finished; None when it is not overdue. Every page and
+    API response of an attempt calls it first, and ``manage.py finish_overdue_attempts`` for
+    the attempts nobody touches."""
+    now = timezone.now()
+    if not rules.is_overdue(attempt, now):
+        return None
+    return _finish(attempt.pk, now)
+
+
+def _finish(attempt_id: int, now) -> Attempt:
+    # The attempt's lock is the one every answer takes first: an answer acknowledged before
+    # it is counted, and none is taken after it.
     with transaction.atomic():
-        locked = Attempt.objects.select_for_update().get(pk=attempt.pk)
+        locked = Attempt.objects.select_for_update().get(pk=attempt_id)
         if locked.state == Attempt.State.FINISHED:
             return locked
         locked.score = locked.answers.filter(is_correct=True).count()
         locked.state = Attempt.State.FINISHED
-        locked.finished_at = timezone.now()
+        locked.finished_at = now
         locked.save(update_fields=["score", "state", "finished_at"])
     return locked

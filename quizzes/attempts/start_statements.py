@@ -1,10 +1,11 @@
 """The statements that start an attempt, in fixed SQL (``common.sql``): the student's enrollment
-locked and what is read after the lock (their attempts, the quiz's current versions, its pool
-draws), then the new attempt and its layout. Each is the only production definition of its read
+locked and what is read after the lock (their attempts, their overrides of the quiz, the quiz's
+current versions, its pool draws), then the new attempt and its layout. Each is the only production definition of its read
 or write; each runs on the database alias it is given (``using``, the default one unless told).
 """
 
 from functools import cache
+from typing import NamedTuple
 
 from django.db import DEFAULT_DB_ALIAS
 
@@ -21,7 +22,17 @@ from common.sql import (
     table,
 )
 from quizzes.attempts.layout import DrawQuestion
-from quizzes.models import Attempt, AttemptQuestion, Enrollment, PoolDraw, Question, QuestionVersion, Quiz
+from quizzes.models import (
+    Attempt,
+    AttemptQuestion,
+    CourseGroup,
+    Enrollment,
+    PoolDraw,
+    Question,
+    QuestionVersion,
+    Quiz,
+    QuizOverride,
+)
 
 ATTEMPT_NAMES = attnames(Attempt)
 
@@ -45,31 +56,63 @@ def _enrollment_lock_sql(using: str) -> str:
     )
 
 
-def start_reads(
-    *, user_id: int, course_id: int, quiz_id: int, using: str = DEFAULT_DB_ALIAS
-) -> tuple[bool, list[Attempt], list[DrawQuestion], dict[str, int]]:
+class StartReads(NamedTuple):
+    enrolled: bool
+    attempts: list[Attempt]  # newest first; practice attempts too
+    overrides: list[QuizOverride]
+    questions: list[DrawQuestion]
+    pool_draws: dict[str, int]
+
+
+def start_reads(*, user_id: int, course_id: int, quiz_id: int, using: str = DEFAULT_DB_ALIAS) -> StartReads:
     """What starting an attempt reads, in one round trip, in the caller's transaction: lock
     the user's enrollment in the course until the transaction ends (False if there is none),
-    then, read after the lock, the user's attempts at the quiz (newest first), then, after a
-    key-share lock on the quiz (an edit cannot rewrite a version in place until this
-    transaction ends, quizzes/content/versions.py), its questions not archived with their
-    current versions, and its pool draws."""
-    locked, attempts, _quiz, questions, draws = fetch_each(
+    then, read after the lock, the user's attempts at the quiz (newest first) and their
+    overrides of it, then, after a key-share lock on the quiz (an edit cannot rewrite a version
+    in place until this transaction ends, quizzes/content/versions.py), its questions not
+    archived with their current versions, and its pool draws."""
+    locked, attempts, overrides, _quiz, questions, draws = fetch_each(
         [
             (_enrollment_lock_sql(using), [user_id, course_id]),
             (_student_attempts_sql(using), [user_id, quiz_id]),
+            (_overrides_sql(using), [user_id, quiz_id, user_id]),
             (_quiz_key_share_sql(using), [quiz_id]),
             (_current_versions_sql(using), [quiz_id, False]),
             (_pool_draws_sql(using), [quiz_id]),
         ],
         using=using,
     )
-    return (
+    return StartReads(
         bool(locked),
         [instance(Attempt, ATTEMPT_NAMES, row, using=using) for row in attempts],
+        [instance(QuizOverride, OVERRIDE_NAMES, row, using=using) for row in overrides],
         [_draw_question(row, using) for row in questions],
         dict(draws),
     )
+
+
+OVERRIDE_NAMES = attnames(QuizOverride)
+
+
+@cache
+def _overrides_sql(using: str) -> str:
+    # The student's own override of the quiz and those of the groups they are in.
+    members = CourseGroup.members.through
+    group_id, member_id = column(members, "coursegroup_id", using), column(members, "user_id", using)
+    return (
+        f"SELECT {select_list(QuizOverride, 'o', OVERRIDE_NAMES, using)} FROM {table(QuizOverride, using)} o "
+        f"LEFT JOIN {table(members, using)} m ON m.{group_id} = o.{column(QuizOverride, 'group_id', using)} "
+        f"AND m.{member_id} = %s "
+        f"WHERE o.{column(QuizOverride, 'quiz_id', using)} = %s "
+        f"AND (o.{column(QuizOverride, 'user_id', using)} = %s OR m.{member_id} IS NOT NULL) "
+        f"ORDER BY o.{column(QuizOverride, 'id', using)}"
+    )
+
+
+def student_overrides(*, user_id: int, quiz_id: int, using: str = DEFAULT_DB_ALIAS) -> list[QuizOverride]:
+    """The user's overrides of the quiz: their own, and their groups'."""
+    rows = fetch_each([(_overrides_sql(using), [user_id, quiz_id, user_id])], using=using)[0]
+    return [instance(QuizOverride, OVERRIDE_NAMES, row, using=using) for row in rows]
 
 
 DRAW_QUESTION_NAMES = ("id", "position", "pool", "keep_choice_order")
@@ -125,19 +168,13 @@ def _pool_draws_sql(using: str) -> str:
     )
 
 
-def attempt_insert(
-    *, user_id: int, quiz_id: int, number: int, max_score: int, pass_mark: int, using: str = DEFAULT_DB_ALIAS
-) -> Attempt | None:
-    """INSERT a new attempt in progress (its other columns as ``Model.save()`` would fill them)
-    and return it; None, with nothing written, when a unique constraint refuses it (a second
-    attempt in progress, a taken number): no savepoint is needed around it in a transaction."""
-    attempt = insert(
-        Attempt,
-        {"user_id": user_id, "quiz_id": quiz_id, "number": number, "max_score": max_score, "pass_mark": pass_mark},
-        conflict="ignore",
-        using=using,
-    )
-    return attempt
+def attempt_insert(*, using: str = DEFAULT_DB_ALIAS, **values) -> Attempt | None:
+    """INSERT a new attempt in progress with these ``values`` (user_id, quiz_id, number,
+    max_score, pass_mark, started_at, deadline, is_practice; its other columns as
+    ``Model.save()`` would fill them) and return it; None, with nothing written, when a unique
+    constraint refuses it (a second attempt in progress, a taken number): no savepoint is
+    needed around it in a transaction."""
+    return insert(Attempt, values, conflict="ignore", using=using)
 
 
 def layout_insert(*, attempt_id: int, slots, using: str = DEFAULT_DB_ALIAS) -> None:

@@ -27,6 +27,7 @@ from common.sql import (
     table,
 )
 from quizzes.attempts.grading import AttemptScore
+from quizzes.attempts.rules import deadline_cutoff
 from quizzes.content.cache import translated_columns
 from quizzes.content.layout_cache import QUIZ_TEXT_FIELDS
 from quizzes.models import (
@@ -68,7 +69,11 @@ SLOT_NAMES = ("id", "position", "question_id", "version_id", "choice_order")
 def _quiz_text_names() -> tuple[str, ...]:
     # What an attempt's pages show of its quiz besides the layout: its titles and descriptions.
     texts = tuple(name for field in QUIZ_TEXT_FIELDS for name in translated_columns(Quiz, field))
-    return ("id", "slug", "course_id", *texts)
+    return ("id", "slug", "course_id", *REVIEW_NAMES, *texts)
+
+
+# What the review of an attempt's answers reads of its quiz (quizzes.attempts.rules.attempt_review).
+REVIEW_NAMES = ("feedback_timing", "show_right_answer", "closes_at")
 
 
 @cache
@@ -96,7 +101,7 @@ def attempt_with_answers(
     *, attempt_id: int, user_id: int, using: str = DEFAULT_DB_ALIAS
 ) -> tuple[Attempt, list[AttemptQuestion], dict[int, Answer]] | None:
     """The attempt (if it is this user's) with its ``quiz`` (its id, slug, course and texts
-    only), its layout in position order (each place with its ``version_token``, the version's
+    only, and what its review reads: ``REVIEW_NAMES``), its layout in position order (each place with its ``version_token``, the version's
     ``token``), and its answers by question id, in one statement."""
     rows = fetchall(_attempt_answers_sql(using), [attempt_id, user_id], using=using)
     if not rows:
@@ -131,9 +136,11 @@ def attempt_with_answers(
 def _recorded_answer_sql(using: str) -> str:
     return (
         f"SELECT {select_list(Attempt, 'a', ATTEMPT_NAMES, using)}, "
-        f"{select_list(Answer, 'r', ANSWER_ROW_NAMES, using)}, v.{column(QuestionVersion, 'token', using)} "
+        f"{select_list(Answer, 'r', ANSWER_ROW_NAMES, using)}, v.{column(QuestionVersion, 'token', using)}, "
+        f"{select_list(Quiz, 'q', QUIZ_REVIEW_NAMES, using)} "
         f"FROM {table(Answer, using)} r "
         f"JOIN {table(Attempt, using)} a ON a.{column(Attempt, 'id', using)} = r.{column(Answer, 'attempt_id', using)} "
+        f"JOIN {table(Quiz, using)} q ON q.{column(Quiz, 'id', using)} = a.{column(Attempt, 'quiz_id', using)} "
         f"JOIN {table(QuestionVersion, using)} v "
         f"ON v.{column(QuestionVersion, 'id', using)} = r.{column(Answer, 'version_id', using)} "
         f"WHERE r.{column(Answer, 'attempt_id', using)} = %s AND a.{column(Attempt, 'user_id', using)} = %s "
@@ -142,17 +149,21 @@ def _recorded_answer_sql(using: str) -> str:
 
 
 def recorded_answer(*, attempt_id: int, user_id: int, question_id: int, using: str = DEFAULT_DB_ALIAS) -> Answer | None:
-    """The answer recorded to this question in this user's attempt, with its ``attempt`` and its
-    ``version_token`` (its version's token), or None. What a retry reads after its INSERT met the
-    unique constraint."""
+    """The answer recorded to this question in this user's attempt, with its ``attempt`` (and
+    that attempt's ``quiz``: ``QUIZ_REVIEW_NAMES`` only) and its ``version_token`` (its version's
+    token), or None. What a retry reads after its INSERT met the unique constraint."""
     rows = fetchall(_recorded_answer_sql(using), [attempt_id, user_id, question_id], using=using)
     if not rows:
         return None
-    width = len(ATTEMPT_NAMES)
-    answer = instance(Answer, ANSWER_ROW_NAMES, rows[0][width:-1], using=using)
+    width, answer_end = len(ATTEMPT_NAMES), len(ATTEMPT_NAMES) + len(ANSWER_ROW_NAMES)
+    answer = instance(Answer, ANSWER_ROW_NAMES, rows[0][width:answer_end], using=using)
     answer.attempt = instance(Attempt, ATTEMPT_NAMES, rows[0][:width], using=using)
-    answer.version_token = rows[0][-1]
+    answer.version_token = rows[0][answer_end]
+    answer.attempt.quiz = instance(Quiz, QUIZ_REVIEW_NAMES, rows[0][answer_end + 1 :], using=using)
     return answer
+
+
+QUIZ_REVIEW_NAMES = ("id", *REVIEW_NAMES)
 
 
 @cache
@@ -199,14 +210,15 @@ def _answer_insert_sql(using: str, at_position: bool) -> str:
         f"{position} AND {shown} "
         f"AND a.{column(Attempt, 'id', using)} = %s AND a.{column(Attempt, 'user_id', using)} = %s "
         f"AND a.{column(Attempt, 'state', using)} = %s "
+        f"AND (a.{column(Attempt, 'deadline', using)} IS NULL OR a.{column(Attempt, 'deadline', using)} >= %s) "
         f"RETURNING {', '.join(column(Answer, name, using) for name in ANSWER_ROW_NAMES)}"
     )
 
 
-def _answer_parameters(language: str, using: str) -> list:
+def _answer_parameters(language: str, now, using: str) -> list:
     """The values of a new answer's columns that are not read from the rows, in column order."""
     from_rows = _answer_from_rows(using)
-    row = new_row(Answer, {**dict.fromkeys(from_rows), "language": language})
+    row = new_row(Answer, {**dict.fromkeys(from_rows), "language": language, "answered_at": now})
     return adapted([value for name, value in row.items() if name not in from_rows], using)
 
 
@@ -218,13 +230,16 @@ def answer_write(
     choice_id: int,
     language: str,
     position: int | None,
+    now,
     using: str = DEFAULT_DB_ALIAS,
 ) -> tuple[Attempt | None, Answer | None]:
     """Lock the attempt and INSERT the answer graded with the choice's key, in one transaction.
 
     Returns the attempt as locked (None if it is not this user's) and the new
-    answer, with its ``version_token`` (read after it), or None when nothing was
-    inserted: the attempt is not in progress, or the question is not in its layout (at ``position``, when given), or the
+    answer, with its ``version_token`` and its attempt's ``quiz`` (``QUIZ_REVIEW_NAMES``: what
+    its feedback's review reads), read after it, or None when nothing was inserted: the attempt
+    is not in progress or past its deadline (``rules.deadline_cutoff(now)``; ``now`` is also
+    when it is answered), or the question is not in its layout (at ``position``, when given), or the
     choice is not one the layout shows with it. The answer records the version
     the layout holds and is graded by that version's key. Whether the answer may be recorded is
     decided here, by the database, as committed; the caller explains a refusal.
@@ -237,9 +252,10 @@ def answer_write(
     the busiest write, in one round trip instead of four.
     """
     db = database(using)
-    insert_params = [*_answer_parameters(language, using), choice_id, question_id]
+    insert_params = [*_answer_parameters(language, now, using), choice_id, question_id]
     insert_params += [position] if position is not None else []
     insert_params += [attempt_id, user_id, Attempt.State.IN_PROGRESS.value]
+    insert_params += adapted([deadline_cutoff(now)], using)
     statements = [
         (_lock_sql(using), [attempt_id, user_id]),
         (_answer_insert_sql(using, position is not None), insert_params),
@@ -256,16 +272,21 @@ def answer_write(
     if inserted:
         answer = instance(Answer, ANSWER_ROW_NAMES, inserted[0], using=using)
         answer.version_token = token[0][0]
+        attempt.quiz = instance(Quiz, QUIZ_REVIEW_NAMES, token[0][1:], using=using)
     return attempt, answer
 
 
 @cache
 def _answer_version_token_sql(using: str) -> str:
-    # The token of the version the answer just written records (read with it: its feedback).
+    # The token of the version the answer just written records, and what its review reads of the
+    # quiz (read with it: its feedback).
     return (
-        f"SELECT v.{column(QuestionVersion, 'token', using)} FROM {table(Answer, using)} r "
+        f"SELECT v.{column(QuestionVersion, 'token', using)}, {select_list(Quiz, 'q', QUIZ_REVIEW_NAMES, using)} "
+        f"FROM {table(Answer, using)} r "
         f"JOIN {table(QuestionVersion, using)} v "
         f"ON v.{column(QuestionVersion, 'id', using)} = r.{column(Answer, 'version_id', using)} "
+        f"JOIN {table(Attempt, using)} a ON a.{column(Attempt, 'id', using)} = r.{column(Answer, 'attempt_id', using)} "
+        f"JOIN {table(Quiz, using)} q ON q.{column(Quiz, 'id', using)} = a.{column(Attempt, 'quiz_id', using)} "
         f"WHERE r.{column(Answer, 'attempt_id', using)} = %s AND r.{column(Answer, 'question_id', using)} = %s"
     )
 
@@ -289,7 +310,7 @@ def _dashboard_sql(using: str) -> str:
         f"LEFT JOIN {table(Quiz, using)} q ON q.{column(Quiz, 'course_id', using)} = {course_id} "
         f"AND e.{column(Enrollment, 'id', using)} IS NOT NULL AND q.{column(Quiz, 'is_published', using)} = %s "
         f"LEFT JOIN {table(Attempt, using)} a ON a.{column(Attempt, 'quiz_id', using)} = {quiz_id} "
-        f"AND a.{column(Attempt, 'user_id', using)} = %s "
+        f"AND a.{column(Attempt, 'user_id', using)} = %s AND a.{column(Attempt, 'is_practice', using)} = %s "
         f"WHERE e.{column(Enrollment, 'id', using)} IS NOT NULL "
         f"OR c.{column(Course, 'allow_self_enrollment', using)} = %s "
         f"ORDER BY c.{column(Course, 'slug', using)}, q.{column(Quiz, 'position', using)}, "
@@ -304,13 +325,13 @@ def courses_of_student(
 
     Returns the courses the user is enrolled in and those open to self-enrollment
     they have not joined, each by slug, and the published quizzes of the
-    enrolled courses in order, each with one of the user's attempts (id,
-    state, score, max_score, pass_mark) or None: a row per attempt.
+    enrolled courses in order, each with one of the user's attempts that count (not practice:
+    id, state, score, max_score, pass_mark) or None: a row per attempt.
     """
     course_width, quiz_width = len(COURSE_NAMES), len(QUIZ_NAMES)
     enrolled, joinable, quizzes = [], [], []
     seen: set[int] = set()
-    for row in fetchall(_dashboard_sql(using), [user_id, True, user_id, True], using=using):
+    for row in fetchall(_dashboard_sql(using), [user_id, True, user_id, False, True], using=using):
         course_row, enrollment_id, rest = row[:course_width], row[course_width], row[course_width + 1 :]
         if course_row[0] not in seen:
             seen.add(course_row[0])

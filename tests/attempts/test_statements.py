@@ -8,6 +8,7 @@ text and booleans as integers).
 from pathlib import Path
 
 import pytest
+from django.utils import timezone
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ImproperlyConfigured
@@ -143,6 +144,7 @@ def write(attempt, question, choice, *, user, language="en", position=None):
         choice_id=choice.pk,
         language=language,
         position=position,
+        now=timezone.now(),
     )
 
 
@@ -511,6 +513,7 @@ def test_a_write_with_using_runs_on_that_connection(student, quiz, other_alias):
             choice_id=choice.pk,
             language="en",
             position=1,
+            now=timezone.now(),
             using="other",
         )
         again = statements.recorded_answer(
@@ -536,10 +539,10 @@ def test_start_reads_lock_the_enrollment_then_read_the_attempts_and_open_questio
 ):
     PoolDraw.objects.create(quiz=quiz, pool="memory", count=2)
     with transaction.atomic():
-        enrolled, attempts, questions, draws = start_statements.start_reads(
+        enrolled, attempts, overrides, questions, draws = start_statements.start_reads(
             user_id=student.pk, course_id=quiz.course_id, quiz_id=quiz.pk
         )
-    assert enrolled is True
+    assert enrolled is True and overrides == []
     newest_first = Attempt.objects.filter(user=student).order_by("-number")
     assert [fields(attempt) for attempt in attempts] == [fields(attempt) for attempt in newest_first]
     open_questions = quiz.questions.filter(is_archived=False).order_by("position")
@@ -555,7 +558,7 @@ def test_start_reads_lock_the_enrollment_then_read_the_attempts_and_open_questio
         assert found.choice_ids == tuple(choice["id"] for choice in version.choices)
     assert draws == {"memory": 2}
     outside = start_statements.start_reads(user_id=outsider.pk, course_id=quiz.course_id, quiz_id=quiz.pk)
-    assert outside == (False, [], questions, draws)
+    assert outside == (False, [], [], questions, draws)
 
 
 @BOTH_WAYS
