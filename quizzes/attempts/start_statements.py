@@ -1,7 +1,8 @@
 """The statements that start an attempt, in fixed SQL (``common.sql``): the student's enrollment
 locked and what is read after the lock (their attempts, their overrides of the quiz, the quiz's
-current versions, its pool draws), then the new attempt and its layout. Each is the only production definition of its read
-or write; each runs on the database alias it is given (``using``, the default one unless told).
+current versions, its pool draws), then the new attempt and its layout. Each is the only
+production definition of its read or write; each runs on the database alias it is given
+(``using``, the default one unless told).
 """
 
 from functools import cache

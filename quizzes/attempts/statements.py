@@ -101,8 +101,9 @@ def attempt_with_answers(
     *, attempt_id: int, user_id: int, using: str = DEFAULT_DB_ALIAS
 ) -> tuple[Attempt, list[AttemptQuestion], dict[int, Answer]] | None:
     """The attempt (if it is this user's) with its ``quiz`` (its id, slug, course and texts
-    only, and what its review reads: ``REVIEW_NAMES``), its layout in position order (each place with its ``version_token``, the version's
-    ``token``), and its answers by question id, in one statement."""
+    only, and what its review reads: ``REVIEW_NAMES``), its layout in position order (each place
+    with its ``version_token``, the version's ``token``), and its answers by question id, in one
+    statement."""
     rows = fetchall(_attempt_answers_sql(using), [attempt_id, user_id], using=using)
     if not rows:
         return None

@@ -8,12 +8,12 @@ text and booleans as integers).
 from pathlib import Path
 
 import pytest
-from django.utils import timezone
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ImproperlyConfigured
 from django.db import DataError, IntegrityError, close_old_connections, connection, connections, transaction
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from common import pooler, sql
