@@ -34,7 +34,7 @@ ALREADY_ANSWERED = _("You have already answered this question; the first answer 
 QUIZ_NOT_OPEN = _("This quiz opens on %(date)s.")
 QUIZ_CLOSED = _("This quiz closed on %(date)s; no attempt can start.")
 DEADLINE_PASSED = _(
-    "The time for this attempt ran out at %(time)s: this answer was not recorded, "
+    "The time for this attempt ran out at %(time)s: answers sent after it are not recorded, "
     "and the attempt was finished with the answers you gave before."
 )
 PRACTICE_UNFINISHED = _("Finish this attempt first; then you can practise the questions you missed.")
@@ -209,14 +209,10 @@ def attempt_answer_submit(
         )
     except IntegrityError:
         # Answered already (by this request's twin, or before); nothing was written.
-        existing = statements.recorded_answer(attempt_id=attempt_id, user_id=user.pk, question_id=question_id)
+        existing = _recorded(user, attempt_id, question_id, choice_id, now)
         if existing is None:
             raise
-        existing.content_question = shown_question(existing)
-        existing.review = student_attempt_review(user=user, attempt=existing.attempt, now=now)
-        if existing.choice_id == choice_id:
-            return existing, False
-        raise AttemptError(ALREADY_ANSWERED, code="already_answered", status=409, answer=existing) from None
+        return existing, False
     if attempt is None:
         raise Attempt.DoesNotExist
     if answer is None:
@@ -225,6 +221,19 @@ def attempt_answer_submit(
     answer.content_question = shown_question(answer)
     answer.review = student_attempt_review(user=user, attempt=attempt, now=now)
     return answer, True
+
+
+def _recorded(user, attempt_id: int, question_id: int, choice_id: int, now) -> Answer | None:
+    """The answer recorded to the question, with its feedback, if it is this choice (None if
+    there is none); another choice raises ``already_answered``."""
+    existing = statements.recorded_answer(attempt_id=attempt_id, user_id=user.pk, question_id=question_id)
+    if existing is None:
+        return None
+    existing.content_question = shown_question(existing)
+    existing.review = student_attempt_review(user=user, attempt=existing.attempt, now=now)
+    if existing.choice_id == choice_id:
+        return existing
+    raise AttemptError(ALREADY_ANSWERED, code="already_answered", status=409, answer=existing)
 
 
 def _answer_refusal(attempt: Attempt, *, question_id: int, choice_id: int, position: int | None, now) -> AttemptError:
