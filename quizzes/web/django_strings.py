@@ -10,4 +10,17 @@ DJANGO_STRINGS = (
     gettext_noop("This account is inactive."),
     gettext_noop("This field is required."),
     gettext_noop("username"),
+    # The months of dates written out ("1 December 2026": lms/formats), from django.utils.dates.
+    gettext_noop("January"),
+    gettext_noop("February"),
+    gettext_noop("March"),
+    gettext_noop("April"),
+    gettext_noop("May"),
+    gettext_noop("June"),
+    gettext_noop("July"),
+    gettext_noop("August"),
+    gettext_noop("September"),
+    gettext_noop("October"),
+    gettext_noop("November"),
+    gettext_noop("December"),
 )
