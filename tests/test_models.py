@@ -1,6 +1,7 @@
 """Every invariant of the content and the records is kept by the database."""
 
 import re
+from datetime import timedelta
 
 import pytest
 from django.db import IntegrityError, transaction
@@ -96,10 +97,27 @@ class TestAttempt:
     def test_attempt_number_unique_per_user_and_quiz(self):
         attempt = AttemptFactory(number=1, finished=True)
         with violates(
-            "attempt_unique_number", "quizzes_attempt.user_id", "quizzes_attempt.quiz_id", "quizzes_attempt.number"
+            "attempt_unique_number",
+            "quizzes_attempt.user_id",
+            "quizzes_attempt.quiz_id",
+            "quizzes_attempt.is_practice",
+            "quizzes_attempt.number",
         ):
             with transaction.atomic():
                 AttemptFactory(user=attempt.user, quiz=attempt.quiz, number=1)
+
+    def test_practice_attempts_are_numbered_and_in_progress_apart(self):
+        graded = AttemptFactory(number=1)
+        practice = AttemptFactory(user=graded.user, quiz=graded.quiz, number=1, is_practice=True)
+        assert {graded.state, practice.state} == {Attempt.State.IN_PROGRESS}
+        columns = ("quizzes_attempt.user_id", "quizzes_attempt.quiz_id", "quizzes_attempt.is_practice")
+        with violates("attempt_one_in_progress_per_user_quiz", *columns), transaction.atomic():
+            AttemptFactory(user=graded.user, quiz=graded.quiz, number=2, is_practice=True)
+
+    def test_deadline_before_the_start_refused(self):
+        attempt = AttemptFactory(number=1)
+        with violates("attempt_deadline_after_start"), transaction.atomic():
+            Attempt.objects.filter(pk=attempt.pk).update(deadline=attempt.started_at - timedelta(seconds=1))
 
     def test_attempt_number_zero_refused(self):
         with violates("attempt_number_positive"), transaction.atomic():

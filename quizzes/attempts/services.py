@@ -130,16 +130,12 @@ def _attempt_create(user, quiz: Quiz, slots, *, number: int, **values) -> tuple[
 
 
 def practice_start(*, user, attempt_id: int) -> tuple[Attempt, bool]:
-    """Start a practice attempt of the questions ``user``'s finished attempt missed (answered
-    wrong or not answered), or resume the practice in progress at that quiz.
-
-    A practice is not counted in any grade, has no deadline and no limit of attempts, and shows
-    each answer's feedback at once; so it starts only once the review of the attempt it
-    practises shows which answers were right (``rules.attempt_review``), and only for a student
-    still enrolled. Its questions are the missed ones not archived since, each as its current
-    version, in the quiz's order (or shuffled, as the quiz shuffles). Raises
-    Attempt.DoesNotExist for an attempt that is not ``user``'s.
-    """
+    """Start a practice of the questions ``user``'s finished attempt missed (wrong or not
+    answered), each as its current version (archived ones left out), shuffled as the quiz
+    shuffles; or resume the practice in progress at that quiz. A practice counts in no grade,
+    has no deadline or limit and shows feedback at once: so it starts only for an enrolled
+    student once the review of the attempt it practises shows which answers were right.
+    Raises Attempt.DoesNotExist for an attempt that is not ``user``'s."""
     now = timezone.now()
     source = Attempt.objects.select_related("quiz").get(pk=attempt_id, user=user)
     quiz = source.quiz
@@ -187,8 +183,9 @@ def attempt_answer_submit(
 
     The database decides, in one transaction (``statements.answer_write``): the
     attempt's row lock, which checks its owner, then the INSERT, which checks
-    the attempt is in progress, the question in its layout and the choice one
-    the layout shows with it, records the layout's version of the question and
+    the attempt is in progress and not past its deadline (``rules.deadline_cutoff``: past it,
+    the refusal is ``deadline_passed`` and the attempt is finished), the question in its
+    layout and the choice one the layout shows with it, records the layout's version of the question and
     reads that version's key. That is a statement after the lock: a regrade
     (``quizzes.attempts.regrade``) holds the quiz and every attempt in progress
     until it commits, so an answer waiting on that lock is graded with the key
