@@ -104,6 +104,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # The user's time zone, from their session (quizzes/accounts/time_zones.py).
+    "quizzes.accounts.time_zones.TimeZoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last: a login refused by the lockout becomes the 429 page (quizzes/accounts/lockout.py).

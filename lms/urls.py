@@ -3,6 +3,8 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from quizzes.accounts import time_zones
+
 urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("api/v1/", include("quizzes.api.urls")),
@@ -17,6 +19,7 @@ urlpatterns += i18n_patterns(
     path("admin/", admin.site.urls),
     path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("account/time-zone/", time_zones.time_zone_view, name="time_zone"),
     prefix_default_language=True,
 )
 

@@ -11,6 +11,7 @@ class QuizzesConfig(AppConfig):
 
     def ready(self):
         from common import pooler
+        from quizzes.accounts import time_zones  # noqa: F401  (its login receiver)
         from quizzes.accounts.roles import staff_groups_on_migrate
 
         # Their receivers follow every content write: the content cache's version, the questions' versions.

@@ -67,7 +67,7 @@ API_ANSWER = 1 + ANSWER_WRITE  # token's user, the attempt's lock and the graded
 # A retry: the token's user, the lock and the INSERT the unique constraint refuses (one message on
 # PostgreSQL, so the version's token is not read), then the recorded answer with its token.
 API_ANSWER_RETRY = 1 + (1 if connection.vendor == "postgresql" else 2) + 1
-DASHBOARD_BUDGET = 8  # the dashboard and the API's progress
+DASHBOARD_BUDGET = 8  # the dashboard (with its practice due, one query: 4 in all) and the API's progress
 API_QUIZ_LIST = 2  # token's user, and the dashboard's statement (a page of a list needs no COUNT)
 OTHER_BUDGET = 8  # quiz page, result, resume
 # The versions a layout holds, when this process holds them not (they never change after).

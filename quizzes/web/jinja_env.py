@@ -89,6 +89,12 @@ def quizzes_passed(passed: int, total: int) -> str:
     }
 
 
+def questions_missed(count: int, day: str) -> str:
+    """The dashboard's line of a practice due: how many questions were missed, on which day."""
+    text = ngettext("%(count)s question you missed on %(date)s", "%(count)s questions you missed on %(date)s", count)
+    return text % {"count": count, "date": day}
+
+
 def csrf_once(request) -> dict:
     """A context processor: the CSRF field made once per page, however many forms it has.
 
@@ -110,6 +116,7 @@ def environment(**options) -> Environment:
         get_messages=get_messages,
         language_links=language_links,
         quizzes_passed=quizzes_passed,
+        questions_missed=questions_missed,
     )
     env.filters.update(tr=tr, lang_attrs=lang_attrs, date=date)
     return env

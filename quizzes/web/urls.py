@@ -1,6 +1,6 @@
 from django.urls import path
 
-from quizzes.web import views
+from quizzes.web import practice, views
 
 app_name = "quizzes"
 
@@ -13,4 +13,5 @@ urlpatterns = [
     path("attempts/<id:pk>/questions/<id:position>/", views.attempt_question, name="attempt_question"),
     path("attempts/<id:pk>/finish/", views.attempt_finish_view, name="attempt_finish"),
     path("attempts/<id:pk>/result/", views.attempt_result, name="attempt_result"),
+    path("attempts/<id:pk>/practice/", practice.attempt_practice, name="attempt_practice"),
 ]

@@ -9,6 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
+from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
@@ -17,6 +18,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from common.converters import parse_id
 from quizzes.attempts.layout import DrawSettings, layout_size
+from quizzes.attempts.practice_selectors import practice_due
 from quizzes.attempts.selectors import (
     published_quiz_get,
     student_attempt_get,
@@ -35,6 +37,7 @@ from quizzes.content.cache import derived, quiz_content
 from quizzes.content.localized import quiz_localize
 from quizzes.enrollment.services import EnrollmentError, enrollment_self_create
 from quizzes.models import Attempt, Course, Quiz
+from quizzes.web.practice import practice_offered
 
 CHOOSE_AN_ANSWER = _("Choose one of the answers, then submit.")
 MALFORMED_ANSWER = _("This answer could not be read; please choose again.")
@@ -47,7 +50,8 @@ def dashboard(request):
     courses, joinable = student_dashboard(user=request.user)
     for course in courses:
         course.resume = next((quiz for quiz in course.progress_quizzes if quiz.in_progress_id), None)
-    context = {"courses": courses, "joinable": joinable}
+    due = practice_due(user=request.user, today=timezone.localdate())
+    context = {"courses": courses, "joinable": joinable, "practice_due": due}
     return render(request, "quizzes/dashboard.html", context)
 
 
@@ -75,6 +79,9 @@ def quiz_detail(request, slug):
         raise Http404 from None
     if not enrolled:
         return _not_enrolled(request, quiz)
+    # A practice counts for nothing: listed apart, and neither the attempt to continue nor one used.
+    practice_attempts = [attempt for attempt in attempts if attempt.is_practice]
+    attempts = [attempt for attempt in attempts if not attempt.is_practice]
     in_progress = next((attempt for attempt in attempts if not attempt.is_finished), None)
     attempts_left = None if not quiz.max_attempts else max(quiz.max_attempts - len(attempts), 0)
     content = quiz_content(quiz.pk)
@@ -84,6 +91,7 @@ def quiz_detail(request, slug):
         "attempts": attempts,
         "in_progress": in_progress,
         "attempts_left": attempts_left,
+        "practice_attempts": practice_attempts,
     }
     return render(request, "quizzes/quiz_detail.html", context)
 
@@ -195,7 +203,9 @@ def attempt_result(request, pk):
     # Each question as this student was shown it: its version, its choices in their order.
     view = quiz_localize(quiz=content, language=get_language())
     review = [(question, answers.get(question.id)) for question in view.questions]
-    return render(request, "quizzes/attempt_result.html", {"attempt": attempt, "quiz": view, "review": review})
+    context = {"attempt": attempt, "quiz": view, "review": review}
+    context["practice_offered"] = practice_offered(attempt, content, answers)
+    return render(request, "quizzes/attempt_result.html", context)
 
 
 class _QuestionPage:
