@@ -87,11 +87,11 @@ class QuizOverrideForm(forms.ModelForm):
     def _clean_settings(self, quiz, cleaned_data) -> None:
         if set(OVERRIDDEN) & set(self.errors):
             return
-        if error := time_limit_error(cleaned_data.get("time_limit")):
-            self.add_error("time_limit", error)
         if all(cleaned_data.get(name) is None for name in OVERRIDDEN):
             self.add_error(None, ValidationError(NOTHING_OVERRIDDEN, code="nothing_overridden"))
             return
+        if error := time_limit_error(cleaned_data.get("time_limit")):
+            self.add_error("time_limit", error)
         # The user only says whose override it is; quiz_rules reads the dates of one override alike.
         candidate = QuizOverride(quiz=quiz, **{name: cleaned_data.get(name) for name in OVERRIDDEN})
         rules = quiz_rules(quiz, [candidate])
