@@ -179,6 +179,13 @@ def test_the_quiz_page_lists_its_overrides(editor_client, quiz, amina, parse_htm
     assert form.one("input", name="overrides-1-max_attempts")["value"] == "3"
 
 
+def test_the_add_page_has_the_settings_and_the_overrides(editor_client, db, parse_html):
+    form = parse_html(editor_client.get(admin_url("quizzes_quiz_add"))).one("form", id="quiz_form")
+
+    assert form.find("input", name="time_limit") is not None
+    assert form.one("input", name="overrides-TOTAL_FORMS")["value"] == "0"
+
+
 def test_an_override_for_an_enrolled_student_is_saved_with_the_quiz(editor_client, quiz, amina):
     url, data = quiz_page_data(editor_client, quiz, **dates(opens_at=OPENS, closes_at=CLOSES))
     add_override(data, user="amina", time_limit="00:45:00", closes_at=CLOSES + timedelta(days=2))

@@ -13,11 +13,12 @@ from django.urls import reverse
 from django.utils import timezone, translation
 
 from quizzes.accounts.roles import CONTENT_EDITORS
+from quizzes.attempts.regrade import question_regrade_plan
 from quizzes.models import Attempt, CourseGroup, QuizOverride
 from quizzes.staff.reports.gradebook import gradebook_cells
 from quizzes.staff.reports.gradebook_overrides import gradebook_overrides
 from quizzes.staff.reports.statistics import quiz_statistics, quizzes_with_attempt_counts
-from tests.factories import AttemptFactory, CourseFactory, EnrollmentFactory, QuizFactory, UserFactory
+from tests.factories import AttemptFactory, CourseFactory, EnrollmentFactory, QuizFactory, UserFactory, answer_row
 from tests.staff.test_gradebook import count_queries, grid, url
 from tests.staff.test_item_statistics import make_question, seed_attempts
 
@@ -158,6 +159,22 @@ def test_item_statistics_leave_practice_answers_out(db):
     assert {choice.position: choice.count for choice in stats.choices} == {1: 80, 2: 0, 3: 0, 4: 0}
     counts = quizzes_with_attempt_counts().get(pk=quiz.pk)
     assert (counts.finished_attempts, counts.in_progress_attempts) == (80, 0)
+
+
+def test_the_regrade_plan_says_which_changed_attempt_is_a_practice(db):
+    quiz = QuizFactory(slug="practice-regrade")
+    question, choices = make_question(quiz, 1, correct=1, choices=2)
+    student = UserFactory(username="dana")
+    for practice in (False, True):
+        done = attempt(student, quiz, 1, 0, practice=practice)
+        answer_row(attempt=done, question=question, choice=choices[2], is_correct=False).save()
+
+    (version,) = question_regrade_plan(question=question, new_correct=choices[2]).versions
+
+    assert sorted((change.number, change.is_practice, change.new_score) for change in version.scores) == [
+        (1, False, 1),
+        (1, True, 1),
+    ]
 
 
 # Overrides are marked --------------------------------------------------------------------------
