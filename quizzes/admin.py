@@ -5,11 +5,9 @@ from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count
 from django.shortcuts import get_object_or_404
-from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
-from django.utils.translation import get_language, get_language_info
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TabbedTranslationAdmin, TranslationStackedInline, TranslationTabularInline
 
@@ -20,15 +18,25 @@ from quizzes.content.forms import (
     QuestionAdminForm,
     QuestionInlineForm,
     QuestionInlineFormSet,
-    QuizAdminForm,
 )
 from quizzes.content.languages import TRANSLATION_LANGUAGES, text_in
 from quizzes.content.localized import quiz_localize
 from quizzes.content.problems import content_problems, content_warnings
 from quizzes.content.selectors import quiz_content_get, quiz_content_queryset
 from quizzes.enrollment.services import enrollment_create, enrollment_delete, enrollments_delete
-from quizzes.models import Answer, Attempt, Choice, Course, Enrollment, EnrollmentChange, Question, Quiz, Regrade
-from quizzes.staff.attempt_review import attempt_seen
+from quizzes.models import (
+    Answer,
+    Attempt,
+    Choice,
+    Course,
+    CourseGroup,
+    Enrollment,
+    EnrollmentChange,
+    Question,
+    Quiz,
+    QuizOverride,
+    Regrade,
+)
 from quizzes.staff.content_admin import (
     QuestionMissingFilter,
     QuestionSafeEditsMixin,
@@ -40,7 +48,10 @@ from quizzes.staff.content_admin import (
     unarchive_questions,
 )
 from quizzes.staff.enrollment_views import unenroll_selected
+from quizzes.staff.overrides_admin import CourseGroupAdmin, QuizOverrideAdmin, QuizOverrideInline
+from quizzes.staff.quiz_dates_admin import TEACHERS_SETTINGS_FIELDSETS, QuizDatesForm
 from quizzes.staff.quiz_settings_admin import PoolDrawInline, QuizLayoutSettingsMixin
+from quizzes.staff.records_admin import AnswerAdmin, AttemptAdmin, RegradeAdmin
 from quizzes.staff.versions_admin import QuestionVersionsMixin
 
 
@@ -145,7 +156,7 @@ class QuestionInline(TranslationStackedInline):
 
 @admin.register(Quiz)
 class QuizAdmin(QuizLayoutSettingsMixin, QuizSafeEditsMixin, ContentAdminMixin, TabbedTranslationAdmin):
-    form = QuizAdminForm
+    form = QuizDatesForm
     list_display = ("title", "course", "slug", "is_published", "pass_mark", "max_attempts", "question_count", "links")
     list_filter = ("is_published", "course", QuizMissingFilter, QuizStaleFilter)
     list_select_related = ("course",)
@@ -155,6 +166,7 @@ class QuizAdmin(QuizLayoutSettingsMixin, QuizSafeEditsMixin, ContentAdminMixin, 
     fieldsets = (
         (None, {"fields": ("course", "slug", "position", "title", "description")}),
         (_("Taking the quiz"), {"fields": ("is_published", "pass_mark", "max_attempts")}),
+        *TEACHERS_SETTINGS_FIELDSETS,
         (
             _("Attempts: order and draw"),
             {
@@ -164,7 +176,7 @@ class QuizAdmin(QuizLayoutSettingsMixin, QuizSafeEditsMixin, ContentAdminMixin, 
         ),
         (_("Content check"), {"fields": ("problems",)}),
     )
-    inlines = (PoolDrawInline, QuestionInline)
+    inlines = (PoolDrawInline, QuizOverrideInline, QuestionInline)
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(question_count=Count("questions"))
@@ -297,86 +309,8 @@ class QuestionAdmin(QuestionVersionsMixin, QuestionSafeEditsMixin, ContentAdminM
         return ", ".join(code for code in TRANSLATION_LANGUAGES if text_in(question, "text", code)) or "-"
 
 
-class ReadOnlyAdminMixin:
-    """Attempts and answers are records: written only by the quiz services."""
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
-class AnswerInline(ReadOnlyAdminMixin, admin.TabularInline):
-    model = Answer
-    fields = ("question", "choice", "is_correct", "language", "answered_at")
-    readonly_fields = fields
-    extra = 0
-
-    def get_queryset(self, request):
-        return super().get_queryset(request).select_related("question__quiz", "choice")
-
-
-ATTEMPT_FIELDS = ("user", "quiz", "number", "state", "score", "max_score", "pass_mark", "started_at", "finished_at")
-
-
-@admin.register(Attempt)
-class AttemptAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
-    list_display = ATTEMPT_FIELDS
-    list_filter = ("state", "quiz__course", "quiz")
-    list_select_related = ("user", "quiz")
-    search_fields = ("user__username", "quiz__slug")
-    date_hierarchy = "started_at"
-    fieldsets = (
-        (None, {"fields": ATTEMPT_FIELDS}),
-        (_("What the student saw"), {"fields": ("seen",)}),
-    )
-    readonly_fields = ("seen",)
-    inlines = (AnswerInline,)
-
-    @admin.display(description=_("questions, in the attempt's order"))
-    def seen(self, attempt):
-        language = get_language()
-        context = {
-            "questions": attempt_seen(attempt=attempt),
-            "ui_language": language,
-            "ui_direction": "rtl" if get_language_info(language)["bidi"] else "ltr",
-        }
-        return render_to_string("admin/quizzes/attempt/_seen.html", context)
-
-
-@admin.register(Answer)
-class AnswerAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
-    list_display = ("attempt", "question", "choice", "is_correct", "language", "answered_at")
-    list_filter = ("is_correct", "language", "question__quiz")
-    list_select_related = ("attempt__user", "attempt__quiz", "question__quiz", "choice")
-    search_fields = ("attempt__user__username",)
-    date_hierarchy = "answered_at"
-
-
-@admin.register(Regrade)
-class RegradeAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
-    """The record of every change of a correct choice after students answered."""
-
-    list_display = (
-        "changed_at",
-        "question",
-        "old_correct_choice",
-        "new_correct_choice",
-        "changed_by",
-        "answers_changed",
-        "attempts_regraded",
-        "students_affected",
-    )
-    list_filter = ("question__quiz",)
-    list_select_related = ("question__quiz", "old_correct_choice", "new_correct_choice", "changed_by")
-    date_hierarchy = "changed_at"
-    fields = (*list_display, "answers", "attempts")
-    readonly_fields = fields
-
-    def has_view_permission(self, request, obj=None):
-        # Whoever may read attempts may read how they were regraded.
-        return request.user.has_perm("quizzes.view_attempt")
+admin.site.register(QuizOverride, QuizOverrideAdmin)
+admin.site.register(CourseGroup, CourseGroupAdmin)
+admin.site.register(Attempt, AttemptAdmin)
+admin.site.register(Answer, AnswerAdmin)
+admin.site.register(Regrade, RegradeAdmin)

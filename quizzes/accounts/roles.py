@@ -2,8 +2,8 @@
 
 "Content editors" edit every quiz, question, choice and translation, enroll
 students and read attempts; "Teachers" enroll students and read content and
-attempts. Neither is a superuser: the admin shows each only what its
-permissions allow.
+attempts. Both manage accommodations: course groups and quiz overrides.
+Neither is a superuser: the admin shows each only what its permissions allow.
 """
 
 from django.contrib.auth.models import Group, Permission
@@ -14,15 +14,20 @@ TEACHERS = "Teachers"
 _CONTENT_MODELS = ("course", "quiz", "question", "choice")
 _RECORD_MODELS = ("attempt", "answer")
 _ALL_ACTIONS = ("add", "change", "delete", "view")
+_ACCOMMODATION_MODELS = ("coursegroup", "quizoverride")
 
 GROUP_PERMISSIONS = {
     CONTENT_EDITORS: (
-        [f"{action}_{model}" for model in (*_CONTENT_MODELS, "enrollment") for action in _ALL_ACTIONS]
+        [
+            f"{action}_{model}"
+            for model in (*_CONTENT_MODELS, "enrollment", *_ACCOMMODATION_MODELS)
+            for action in _ALL_ACTIONS
+        ]
         + [f"view_{model}" for model in _RECORD_MODELS]
     ),
     TEACHERS: (
         [f"view_{model}" for model in _CONTENT_MODELS]
-        + [f"{action}_enrollment" for action in _ALL_ACTIONS]
+        + [f"{action}_{model}" for model in ("enrollment", *_ACCOMMODATION_MODELS) for action in _ALL_ACTIONS]
         + [f"view_{model}" for model in _RECORD_MODELS]
     ),
 }

@@ -57,6 +57,8 @@ class ScoreChange:
     new_score: int
     max_score: int
     pass_mark: int
+    # A practice attempt is regraded too, and counts in no grade: the page says which is which.
+    is_practice: bool = False
 
     @property
     def passed_before(self) -> bool:
@@ -182,6 +184,7 @@ def _version_plan(number: int, answers: list[Answer], new_correct_id, waiting: i
                 attempt.score + delta,
                 attempt.max_score,
                 attempt.pass_mark,
+                attempt.is_practice,
             )
         )
     return VersionPlan(

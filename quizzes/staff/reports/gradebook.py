@@ -3,12 +3,14 @@
 The grade of a quiz is its best finished attempt, and a quiz is passed when a
 finished attempt reached the pass mark copied onto it when it started: the rule of
 ``quizzes.attempts.grading``, as on the student's dashboard, here in its ORM
-expressions. Every figure comes from aggregates: a page costs the same number of
-queries however many students and quizzes it shows.
+expressions. Practice attempts (``Attempt.is_practice``) count nowhere: not in a grade,
+not in the attempts used. Every figure comes from aggregates: a page costs the same number of
+queries however many students and quizzes it shows. A cell notes the student's override of
+its quiz (``gradebook_overrides``).
 """
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import islice
 
 from django.contrib.auth import get_user_model
@@ -16,6 +18,7 @@ from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet
 
 from quizzes.attempts import grading
 from quizzes.models import Attempt, Course, Enrollment, Quiz
+from quizzes.staff.reports.gradebook_overrides import NO_OVERRIDES, GradebookOverrides, OverrideNote
 
 SORTS = {
     "username": ("username",),
@@ -45,6 +48,7 @@ class GradebookCell:
     passed: bool = False
     in_progress: bool = False
     latest_attempt_id: int | None = None  # the gradebook links to its admin page when it is the only one
+    override: OverrideNote | None = None
 
     @property
     def attempted(self) -> bool:
@@ -59,6 +63,11 @@ class GradebookRow:
     student: object
     is_enrolled: bool
     cells: list[tuple[Quiz, GradebookCell]]
+
+
+def graded_attempts() -> QuerySet[Attempt]:
+    """The attempts a grade counts: every one but practice."""
+    return Attempt.objects.filter(is_practice=False)
 
 
 def gradebook_courses() -> QuerySet[Course]:
@@ -85,7 +94,7 @@ def gradebook_students(*, course: Course, filters: GradebookFilters) -> QuerySet
     enrolled = Enrollment.objects.filter(course=course, user=OuterRef("pk"))
     students = User.objects.annotate(is_enrolled=Exists(enrolled))
     if filters.include_former:
-        attempted = Attempt.objects.filter(quiz__course=course, user=OuterRef("pk"))
+        attempted = graded_attempts().filter(quiz__course=course, user=OuterRef("pk"))
         students = students.filter(Q(is_enrolled=True) | Exists(attempted))
     else:
         students = students.filter(is_enrolled=True)
@@ -105,7 +114,8 @@ def gradebook_cells(*, student_ids: Iterable[int], quizzes: list[Quiz]) -> dict[
     if not student_ids or not quizzes:
         return {}
     rows = (
-        Attempt.objects.filter(user_id__in=student_ids, quiz__in=quizzes)
+        graded_attempts()
+        .filter(user_id__in=student_ids, quiz__in=quizzes)
         .values("user_id", "quiz_id")
         .annotate(
             attempt_count=grading.attempts_used_sql(),
@@ -130,27 +140,41 @@ def gradebook_cells(*, student_ids: Iterable[int], quizzes: list[Quiz]) -> dict[
     }
 
 
-def gradebook_rows(students: Iterable, quizzes: list[Quiz]) -> list[GradebookRow]:
-    """Rows for these students (already fetched, e.g. a page): one query for every cell."""
+def gradebook_rows(
+    students: Iterable, quizzes: list[Quiz], overrides: GradebookOverrides = NO_OVERRIDES
+) -> list[GradebookRow]:
+    """Rows for these students (already fetched, e.g. a page): one query for every cell;
+    ``overrides`` (``gradebook_overrides(quizzes)``) notes their accommodations."""
     students = list(students)
     cells = gradebook_cells(student_ids=[student.pk for student in students], quizzes=quizzes)
     return [
         GradebookRow(
             student=student,
             is_enrolled=student.is_enrolled,
-            cells=[(quiz, cells.get((student.pk, quiz.pk), EMPTY_CELL)) for quiz in quizzes],
+            cells=[(quiz, _cell(cells, overrides, student.pk, quiz.pk)) for quiz in quizzes],
         )
         for student in students
     ]
 
 
+def _cell(cells, overrides: GradebookOverrides, student_id: int, quiz_id: int) -> GradebookCell:
+    cell = cells.get((student_id, quiz_id), EMPTY_CELL)
+    note = overrides.note(student_id, quiz_id)
+    return cell if note is None else replace(cell, override=note)
+
+
 def gradebook_rows_iter(
-    *, course: Course, filters: GradebookFilters, quizzes: list[Quiz], chunk_size: int = 500
+    *,
+    course: Course,
+    filters: GradebookFilters,
+    quizzes: list[Quiz],
+    overrides: GradebookOverrides = NO_OVERRIDES,
+    chunk_size: int = 500,
 ) -> Iterator[GradebookRow]:
     """Every row, ``chunk_size`` students at a time (for the CSV export): memory stays flat."""
     students = gradebook_students(course=course, filters=filters).iterator(chunk_size=chunk_size)
     while chunk := list(islice(students, chunk_size)):
-        yield from gradebook_rows(chunk, quizzes)
+        yield from gradebook_rows(chunk, quizzes, overrides)
 
 
 def gradebook_passed_counts(*, students: QuerySet, quizzes: list[Quiz]) -> dict[int, int]:
@@ -158,7 +182,8 @@ def gradebook_passed_counts(*, students: QuerySet, quizzes: list[Quiz]) -> dict[
     if not quizzes:
         return {}
     rows = (
-        Attempt.objects.filter(quiz__in=quizzes, user__in=students.order_by().values("pk"))
+        graded_attempts()
+        .filter(quiz__in=quizzes, user__in=students.order_by().values("pk"))
         .filter(grading.passed_sql())
         .values("quiz_id")
         .annotate(passed=Count("user_id", distinct=True))

@@ -1,4 +1,7 @@
-"""The gradebook: pick a course, then its students against its quizzes, on screen or as CSV."""
+"""The gradebook: pick a course, then its students against its quizzes, on screen or as CSV.
+
+A student's override of a quiz is noted in their cell; the CSV has a column of the overrides
+of each quiz that has any."""
 
 import csv
 
@@ -8,7 +11,7 @@ from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.http import urlencode
 from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
@@ -28,6 +31,7 @@ from quizzes.staff.reports.gradebook import (
     gradebook_rows_iter,
     gradebook_students,
 )
+from quizzes.staff.reports.gradebook_overrides import gradebook_overrides
 
 PERMISSIONS = ("quizzes.view_attempt", "quizzes.view_enrollment")
 STUDENTS_PER_PAGE = 100
@@ -89,7 +93,7 @@ def gradebook(request, course_slug):
     quizzes = gradebook_quizzes(course=course, filters=filters)
     students = gradebook_students(course=course, filters=filters)
     page = Paginator(students, STUDENTS_PER_PAGE).get_page(request.GET.get("page"))
-    rows = gradebook_rows(page.object_list, quizzes)
+    rows = gradebook_rows(page.object_list, quizzes, gradebook_overrides(quizzes))
     passed = gradebook_passed_counts(students=students, quizzes=quizzes)
     language = get_language()
     query = {key: value for key, value in request.GET.items() if key != "page"}
@@ -120,6 +124,7 @@ def gradebook_export(request, course_slug):
     course = get_object_or_404(Course, slug=course_slug)
     filters = GradebookFilterForm(request.GET, course=course).filters()
     quizzes = gradebook_quizzes(course=course, filters=filters)
+    overrides = gradebook_overrides(quizzes)
     language = get_language()
     # Translated now, in the request's language: the rows are written later, as they stream.
     header = [gettext("username"), gettext("full name"), gettext("email")]
@@ -132,14 +137,20 @@ def gradebook_export(request, course_slug):
             gettext("%(quiz)s: attempts") % {"quiz": title},
             gettext("%(quiz)s: passed") % {"quiz": title},
         ]
+        if quiz.pk in overrides.quiz_ids:
+            header.append(gettext("%(quiz)s: override") % {"quiz": title})
     words = {
         "yes": gettext("yes"),
         "no": gettext("no"),
         "enrolled": gettext("enrolled"),
         "former": gettext("former student"),
     }
-    rows = gradebook_rows_iter(course=course, filters=filters, quizzes=quizzes, chunk_size=EXPORT_CHUNK)
-    response = StreamingHttpResponse(_csv_lines(header, rows, words, filters), content_type="text/csv; charset=utf-8")
+    rows = gradebook_rows_iter(
+        course=course, filters=filters, quizzes=quizzes, overrides=overrides, chunk_size=EXPORT_CHUNK
+    )
+    in_request_language = _in_request_language(language, timezone.get_current_timezone())
+    lines = _csv_lines(header, rows, words, filters, overridden=overrides.quiz_ids, note_text=in_request_language)
+    response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
     filename = f"gradebook-{course.slug}-{timezone.localdate().isoformat()}.csv"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
@@ -157,7 +168,15 @@ def csv_safe(value) -> str:
     return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
-def _csv_lines(header, rows, words, filters):
+def _in_request_language(language, time_zone):
+    def text(note) -> str:
+        with translation.override(language), timezone.override(time_zone):
+            return note.text
+
+    return text
+
+
+def _csv_lines(header, rows, words, filters, overridden, note_text):
     writer = csv.writer(_Line())
     yield "\ufeff" + writer.writerow([csv_safe(cell) for cell in header])
     for row in rows:
@@ -165,10 +184,12 @@ def _csv_lines(header, rows, words, filters):
         cells = [student.username, student.get_full_name(), student.email]
         if filters.include_former:
             cells.append(words["enrolled"] if row.is_enrolled else words["former"])
-        for _quiz, cell in row.cells:
+        for quiz, cell in row.cells:
             if not cell.finished:
                 passed = ""
             else:
                 passed = words["yes"] if cell.passed else words["no"]
             cells += ["" if cell.best_percent is None else cell.best_percent, cell.attempts, passed]
+            if quiz.pk in overridden:
+                cells.append(note_text(cell.override) if cell.override else "")
         yield writer.writerow([csv_safe(value) for value in cells])

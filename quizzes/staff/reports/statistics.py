@@ -12,10 +12,11 @@ Python only adds up those groups (at most questions x versions x choices x
 languages rows) and divides. ``quiz_statistics`` runs the same six queries
 whatever the number of attempts and answers.
 
-Population: finished attempts (their scores are final). ``include_in_progress``
-adds the answers of attempts still in progress to the counts, facility and
-language split; discrimination always ranks finished attempts only, since an
-unfinished attempt has no score to rank by.
+Population: finished attempts (their scores are final), never practice ones (they ask
+only the questions a student missed, and count in no grade). ``include_in_progress`` adds
+the answers of attempts still in progress to the counts, facility and language split;
+discrimination always ranks finished attempts only, since an unfinished attempt has no
+score to rank by.
 """
 
 from dataclasses import dataclass, field
@@ -168,6 +169,10 @@ def revision_of(version: QuestionVersion, language: str) -> int:
     return version.revisions.get(language, {}).get("question", version.number)
 
 
+def _counted_attempts(quiz: Quiz, **lookups):
+    return Attempt.objects.filter(quiz=quiz, is_practice=False, **lookups)
+
+
 def _attempt_states(include_in_progress: bool) -> list[str]:
     if include_in_progress:
         return [Attempt.State.FINISHED, Attempt.State.IN_PROGRESS]
@@ -186,7 +191,7 @@ def _kelley_group_ids(*, quiz: Quiz, size: int, upper: bool):
     else:
         order = [F("score").asc(), F("pk").desc()]
     ranked = (
-        Attempt.objects.filter(quiz=quiz, state=Attempt.State.FINISHED)
+        _counted_attempts(quiz, state=Attempt.State.FINISHED)
         .annotate(rank=Window(RowNumber(), order_by=order))
         .filter(rank__lte=size)
     )
@@ -224,7 +229,7 @@ def quiz_statistics(*, quiz: Quiz, language: str, include_in_progress: bool = Fa
     Questions: every question not archived, and archived ones that were
     answered (in the population), in order of position.
     """
-    summary = Attempt.objects.filter(quiz=quiz).aggregate(
+    summary = _counted_attempts(quiz).aggregate(
         finished=Count("pk", filter=Q(state=Attempt.State.FINISHED)),
         in_progress=Count("pk", filter=Q(state=Attempt.State.IN_PROGRESS)),
         # Cast first: PostgreSQL multiplies smallint columns as smallint, which overflows.
@@ -374,7 +379,7 @@ def _answer_groups(*, quiz: Quiz, include_in_progress: bool, groups: dict | None
         annotations["upper_correct"] = Count("pk", filter=right & Q(attempt_id__in=groups["upper"]))
         annotations["lower_correct"] = Count("pk", filter=right & Q(attempt_id__in=groups["lower"]))
     return list(
-        Answer.objects.filter(attempt__quiz=quiz)
+        Answer.objects.filter(attempt__quiz=quiz, attempt__is_practice=False)
         .filter(counted)
         .values("question_id", "version_id", "choice_id", "language")
         .annotate(**annotations)
@@ -383,12 +388,13 @@ def _answer_groups(*, quiz: Quiz, include_in_progress: bool, groups: dict | None
 
 
 def quizzes_with_attempt_counts():
-    """Every quiz with its course, and ``finished_attempts``/``in_progress_attempts``."""
+    """Every quiz with its course, and ``finished_attempts``/``in_progress_attempts`` (not practice)."""
+    counted = Q(attempts__is_practice=False)
     return (
         Quiz.objects.select_related("course")
         .annotate(
-            finished_attempts=Count("attempts", filter=Q(attempts__state=Attempt.State.FINISHED)),
-            in_progress_attempts=Count("attempts", filter=Q(attempts__state=Attempt.State.IN_PROGRESS)),
+            finished_attempts=Count("attempts", filter=Q(attempts__state=Attempt.State.FINISHED) & counted),
+            in_progress_attempts=Count("attempts", filter=Q(attempts__state=Attempt.State.IN_PROGRESS) & counted),
         )
         .order_by("course__slug", "position", "slug")
     )
