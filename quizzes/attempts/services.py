@@ -81,15 +81,17 @@ def attempt_start(*, user, quiz: Quiz) -> tuple[Attempt, bool]:
         if current is not None:
             _finish(current.pk, now)
         quiz_rules = rules.quiz_rules(quiz, reads.overrides)
-        start_refusal_check(quiz_rules, now)
         used = graded[0].number if graded else 0
-        if quiz_rules.attempts_left(used) == 0:
-            raise AttemptError(NO_ATTEMPTS_LEFT, code="no_attempts_left", status=409)
-        # The layout is drawn and stored once: every page, the API and the answer check read it.
-        slots = layout_draw(reads.questions, DrawSettings.of(quiz, reads.pool_draws))
-        return _attempt_create(
-            user, quiz, slots, number=used + 1, is_practice=False, started_at=now, deadline=quiz_rules.deadline(now)
-        )
+        refusal = _start_refusal(quiz_rules, used, now)
+        if refusal is None:
+            # The layout is drawn and stored once: every page, the API and the answer check read it.
+            slots = layout_draw(reads.questions, DrawSettings.of(quiz, reads.pool_draws))
+            return _attempt_create(
+                user, quiz, slots, number=used + 1, is_practice=False, started_at=now, deadline=quiz_rules.deadline(now)
+            )
+    # Raised after the commit: an overdue attempt finished above stays finished (its deadline is
+    # often the close date that refuses this start).
+    raise refusal
 
 
 def _enrolled_check(quiz: Quiz, reads) -> None:
@@ -97,6 +99,16 @@ def _enrolled_check(quiz: Quiz, reads) -> None:
         raise AttemptError(QUIZ_UNAVAILABLE, code="quiz_unavailable", status=404)
     if not reads.enrolled:
         raise AttemptError(NOT_ENROLLED, code="not_enrolled", status=403)
+
+
+def _start_refusal(quiz_rules: rules.QuizRules, used: int, now) -> AttemptError | None:
+    try:
+        start_refusal_check(quiz_rules, now)
+    except AttemptError as error:
+        return error
+    if quiz_rules.attempts_left(used) == 0:
+        return AttemptError(NO_ATTEMPTS_LEFT, code="no_attempts_left", status=409)
+    return None
 
 
 def start_refusal_check(quiz_rules: rules.QuizRules, now) -> None:
