@@ -275,15 +275,26 @@ def attempt_finish(*, attempt: Attempt) -> Attempt:
     return _finish(attempt.pk, timezone.now())
 
 
-def attempt_finish_if_overdue(*, attempt: Attempt) -> Attempt | None:
+def attempt_finish_if_overdue(*, attempt: Attempt, skip_locked: bool = False) -> Attempt | None:
     """Finish ``attempt`` if it is in progress past its deadline (``rules.is_overdue``), with
     the answers it has, and return it finished; None when it is not overdue. Every page and
     API response of an attempt calls it first, and ``manage.py finish_overdue_attempts`` for
-    the attempts nobody touches."""
+    the attempts nobody touches.
+
+    ``skip_locked`` (the command's): None also when another transaction holds the attempt (an
+    answer being taken, another finish: it, or the next run, finishes it) or when it was
+    finished since it was read; an attempt returned is then one this call finished.
+    """
     now = timezone.now()
     if not rules.is_overdue(attempt, now):
         return None
-    return _finish(attempt.pk, now)
+    if not skip_locked:
+        return _finish(attempt.pk, now)
+    with transaction.atomic():
+        locked = Attempt.objects.select_for_update(skip_locked=True).filter(pk=attempt.pk).first()
+        if locked is None or not rules.is_overdue(locked, now):
+            return None
+        return _finish(locked.pk, now)
 
 
 def _finish(attempt_id: int, now) -> Attempt:

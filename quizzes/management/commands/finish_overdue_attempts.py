@@ -29,10 +29,11 @@ class Command(BaseCommand):
             )
             self.stdout.write(message % {"count": len(overdue)})
             return
-        # Counted: each found overdue and finished when its service call returns (an answer that
-        # touched it in between may have finished it first). One transaction per attempt (the
-        # service's): a row an answer holds locked delays that attempt only, and each one
-        # finished stays finished if a later one fails.
-        finished = sum(1 for attempt in overdue if attempt_finish_if_overdue(attempt=attempt) is not None)
+        # One transaction per attempt, skipping a row another holds (an answer being taken, another
+        # run of this command): no attempt waits for another, and each counted is one this run
+        # finished. A skipped one is left to whoever touches it next, or to the next run.
+        finished = sum(
+            1 for attempt in overdue if attempt_finish_if_overdue(attempt=attempt, skip_locked=True) is not None
+        )
         message = ngettext("Finished %(count)d overdue attempt.", "Finished %(count)d overdue attempts.", finished)
         self.stdout.write(self.style.SUCCESS(message % {"count": finished}))
