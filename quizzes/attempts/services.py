@@ -79,7 +79,7 @@ def attempt_start(*, user, quiz: Quiz) -> tuple[Attempt, bool]:
         if current is not None and not rules.is_overdue(current, now):
             return current, False
         if current is not None:
-            _finish(current.pk, now)
+            _finish(current.pk)
         quiz_rules = rules.quiz_rules(quiz, reads.overrides)
         used = graded[0].number if graded else 0
         refusal = _start_refusal(quiz_rules, used, now)
@@ -245,7 +245,7 @@ def _answer_refusal(attempt: Attempt, *, question_id: int, choice_id: int, posit
     if attempt.state != Attempt.State.IN_PROGRESS:
         return AttemptError(ATTEMPT_FINISHED, code="attempt_finished", status=409)
     if rules.is_overdue(attempt, now):
-        _finish(attempt.pk, now)
+        _finish(attempt.pk)
         message = DEADLINE_PASSED % {"time": local_datetime(attempt.deadline)}
         return AttemptError(message, code="deadline_passed", status=409)
     slot = AttemptQuestion.objects.filter(attempt_id=attempt.pk, question_id=question_id).first()
@@ -272,7 +272,7 @@ def attempt_finish(*, attempt: Attempt) -> Attempt:
 
     Unanswered questions count as wrong.
     """
-    return _finish(attempt.pk, timezone.now())
+    return _finish(attempt.pk)
 
 
 def attempt_finish_if_overdue(*, attempt: Attempt, skip_locked: bool = False) -> Attempt | None:
@@ -289,23 +289,25 @@ def attempt_finish_if_overdue(*, attempt: Attempt, skip_locked: bool = False) ->
     if not rules.is_overdue(attempt, now):
         return None
     if not skip_locked:
-        return _finish(attempt.pk, now)
+        return _finish(attempt.pk)
     with transaction.atomic():
         locked = Attempt.objects.select_for_update(skip_locked=True).filter(pk=attempt.pk).first()
         if locked is None or not rules.is_overdue(locked, now):
             return None
-        return _finish(locked.pk, now)
+        return _finish(locked.pk)
 
 
-def _finish(attempt_id: int, now) -> Attempt:
+def _finish(attempt_id: int) -> Attempt:
     # The attempt's lock is the one every answer takes first: an answer acknowledged before
-    # it is counted, and none is taken after it.
+    # it is counted, and none is taken after it. Its time is read under the lock, so it is
+    # later than every answer it counts (each read its time before taking this lock), not the
+    # time the caller read before waiting for it.
     with transaction.atomic():
         locked = Attempt.objects.select_for_update().get(pk=attempt_id)
         if locked.state == Attempt.State.FINISHED:
             return locked
         locked.score = locked.answers.filter(is_correct=True).count()
         locked.state = Attempt.State.FINISHED
-        locked.finished_at = now
+        locked.finished_at = timezone.now()
         locked.save(update_fields=["score", "state", "finished_at"])
     return locked
