@@ -20,6 +20,7 @@ from quizzes.attempts.services import (
     practice_start,
 )
 from quizzes.models import Answer, Attempt, CourseGroup, QuizOverride
+from tests.factories import UserFactory
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 MINUTE, HOUR, DAY = timedelta(minutes=1), timedelta(hours=1), timedelta(days=1)
@@ -106,8 +107,6 @@ class TestStartSetsTheDeadline:
         assert attempt.deadline == NOW + 40 * MINUTE
 
     def test_another_students_override_is_not_mine(self, clock, student, gc_quiz):
-        from tests.factories import UserFactory
-
         configure(gc_quiz, time_limit=20 * MINUTE)
         QuizOverride.objects.create(quiz=gc_quiz, user=UserFactory(), time_limit=HOUR)
         attempt, _created = attempt_start(user=student, quiz=gc_quiz)
