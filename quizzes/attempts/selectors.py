@@ -158,6 +158,16 @@ def shown_questions(*, content: QuizContent, answers: dict[int, Answer]) -> list
     return [ShownQuestion(question, answers.get(question.id)) for question in content.questions]
 
 
+def attempts_overdue(*, now) -> list[Attempt]:
+    """The attempts in progress past their deadline and grace at ``now`` (``rules.is_overdue``,
+    as a filter), oldest deadline first, each with its ``user`` and ``quiz``: what
+    ``manage.py finish_overdue_attempts`` finishes. A practice has no deadline, so never."""
+    overdue = Attempt.objects.filter(
+        state=Attempt.State.IN_PROGRESS, deadline__isnull=False, deadline__lt=rules.deadline_cutoff(now)
+    )
+    return list(overdue.select_related("user", "quiz").order_by("deadline", "pk"))
+
+
 def student_quizzes(*, user) -> list[Quiz]:
     """Published quizzes of the courses ``user`` is enrolled in, with progress, by position
     then slug (all courses together): ``student_courses``'s quizzes, from its one statement."""

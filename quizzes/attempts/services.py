@@ -79,17 +79,19 @@ def attempt_start(*, user, quiz: Quiz) -> tuple[Attempt, bool]:
         if current is not None and not rules.is_overdue(current, now):
             return current, False
         if current is not None:
-            _finish(current.pk, now)
+            _finish(current.pk)
         quiz_rules = rules.quiz_rules(quiz, reads.overrides)
-        start_refusal_check(quiz_rules, now)
         used = graded[0].number if graded else 0
-        if quiz_rules.attempts_left(used) == 0:
-            raise AttemptError(NO_ATTEMPTS_LEFT, code="no_attempts_left", status=409)
-        # The layout is drawn and stored once: every page, the API and the answer check read it.
-        slots = layout_draw(reads.questions, DrawSettings.of(quiz, reads.pool_draws))
-        return _attempt_create(
-            user, quiz, slots, number=used + 1, is_practice=False, started_at=now, deadline=quiz_rules.deadline(now)
-        )
+        refusal = _start_refusal(quiz_rules, used, now)
+        if refusal is None:
+            # The layout is drawn and stored once: every page, the API and the answer check read it.
+            slots = layout_draw(reads.questions, DrawSettings.of(quiz, reads.pool_draws))
+            return _attempt_create(
+                user, quiz, slots, number=used + 1, is_practice=False, started_at=now, deadline=quiz_rules.deadline(now)
+            )
+    # Raised after the commit: an overdue attempt finished above stays finished (its deadline is
+    # often the close date that refuses this start).
+    raise refusal
 
 
 def _enrolled_check(quiz: Quiz, reads) -> None:
@@ -97,6 +99,16 @@ def _enrolled_check(quiz: Quiz, reads) -> None:
         raise AttemptError(QUIZ_UNAVAILABLE, code="quiz_unavailable", status=404)
     if not reads.enrolled:
         raise AttemptError(NOT_ENROLLED, code="not_enrolled", status=403)
+
+
+def _start_refusal(quiz_rules: rules.QuizRules, used: int, now) -> AttemptError | None:
+    try:
+        start_refusal_check(quiz_rules, now)
+    except AttemptError as error:
+        return error
+    if quiz_rules.attempts_left(used) == 0:
+        return AttemptError(NO_ATTEMPTS_LEFT, code="no_attempts_left", status=409)
+    return None
 
 
 def start_refusal_check(quiz_rules: rules.QuizRules, now) -> None:
@@ -239,7 +251,7 @@ def _answer_refusal(attempt: Attempt, *, question_id: int, choice_id: int, posit
     if attempt.state != Attempt.State.IN_PROGRESS:
         return AttemptError(ATTEMPT_FINISHED, code="attempt_finished", status=409)
     if rules.is_overdue(attempt, now):
-        _finish(attempt.pk, now)
+        _finish(attempt.pk)
         message = DEADLINE_PASSED % {"time": local_datetime(attempt.deadline)}
         return AttemptError(message, code="deadline_passed", status=409)
     slot = AttemptQuestion.objects.filter(attempt_id=attempt.pk, question_id=question_id).first()
@@ -266,29 +278,42 @@ def attempt_finish(*, attempt: Attempt) -> Attempt:
 
     Unanswered questions count as wrong.
     """
-    return _finish(attempt.pk, timezone.now())
+    return _finish(attempt.pk)
 
 
-def attempt_finish_if_overdue(*, attempt: Attempt) -> Attempt | None:
+def attempt_finish_if_overdue(*, attempt: Attempt, skip_locked: bool = False) -> Attempt | None:
     """Finish ``attempt`` if it is in progress past its deadline (``rules.is_overdue``), with
     the answers it has, and return it finished; None when it is not overdue. Every page and
     API response of an attempt calls it first, and ``manage.py finish_overdue_attempts`` for
-    the attempts nobody touches."""
+    the attempts nobody touches.
+
+    ``skip_locked`` (the command's): None also when another transaction holds the attempt (an
+    answer being taken, another finish: it, or the next run, finishes it) or when it was
+    finished since it was read; an attempt returned is then one this call finished.
+    """
     now = timezone.now()
     if not rules.is_overdue(attempt, now):
         return None
-    return _finish(attempt.pk, now)
+    if not skip_locked:
+        return _finish(attempt.pk)
+    with transaction.atomic():
+        locked = Attempt.objects.select_for_update(skip_locked=True).filter(pk=attempt.pk).first()
+        if locked is None or not rules.is_overdue(locked, now):
+            return None
+        return _finish(locked.pk)
 
 
-def _finish(attempt_id: int, now) -> Attempt:
+def _finish(attempt_id: int) -> Attempt:
     # The attempt's lock is the one every answer takes first: an answer acknowledged before
-    # it is counted, and none is taken after it.
+    # it is counted, and none is taken after it. Its time is read under the lock, so it is
+    # later than every answer it counts (each read its time before taking this lock), not the
+    # time the caller read before waiting for it.
     with transaction.atomic():
         locked = Attempt.objects.select_for_update().get(pk=attempt_id)
         if locked.state == Attempt.State.FINISHED:
             return locked
         locked.score = locked.answers.filter(is_correct=True).count()
         locked.state = Attempt.State.FINISHED
-        locked.finished_at = now
+        locked.finished_at = timezone.now()
         locked.save(update_fields=["score", "state", "finished_at"])
     return locked
