@@ -119,8 +119,8 @@ def countdown(attempt: Attempt, now: datetime) -> dict | None:
         }
     return {
         "static": TIME_LEFT_UNTIL % {"time": clock},
-        "deadline": attempt.deadline.isoformat(),
-        "now": now.isoformat(),
+        "deadline": attempt.deadline.isoformat(timespec="milliseconds"),
+        "now": now.isoformat(timespec="milliseconds"),
         "grace": int(settings.ATTEMPT_DEADLINE_GRACE.total_seconds()),
         "announcements": json.dumps({str(at): text for at, text in announcements.items()}, ensure_ascii=False),
         "time_is_up": TIME_IS_UP,

@@ -21,6 +21,7 @@ from quizzes.attempts.services import attempt_start
 from quizzes.models import Attempt, Quiz
 from quizzes.web.timing import TIME_IS_UP, TIME_LEFT_UNTIL, TIME_RAN_OUT
 from tests.browser.conftest import expect
+from tests.browser.test_accessibility import assert_no_serious_violations
 
 SLUG = "gradient-checkpointing"
 LIMIT = timedelta(minutes=2)
@@ -145,3 +146,11 @@ def test_without_javascript_the_page_says_the_deadlines_clock_time(new_page, liv
     expect(page.locator(".time-left-live")).to_be_hidden()
     # The question can still be answered: the countdown is an addition, not a requirement.
     expect(page.locator('main form.question button[type="submit"]')).to_be_visible()
+
+
+@pytest.mark.parametrize("language", ["en", "ur"])
+def test_the_running_countdown_has_no_serious_axe_violations(new_page, live_server, student, attempt, language):
+    page = signed_in(new_page, live_server, student)
+    page.goto(f"/{language}/attempts/{attempt.pk}/questions/1/")
+    expect(page.locator(".time-left [role=timer]")).to_have_text(re.compile(r"\S+:\S+"))
+    assert_no_serious_violations(page)
