@@ -354,3 +354,18 @@ def test_the_quiz_page_says_when_answers_are_shown(clock, student_client, gc_qui
     if feedback_timing != FeedbackTiming.NEVER:
         expected += f" {NO_RIGHT_ANSWERS}"
     assert said == " ".join(expected.split())
+
+
+def test_a_right_answer_is_marked_right_even_where_the_right_answer_is_not_shown(
+    clock, student_client, gc_quiz, parse_html
+):
+    quiz_set(gc_quiz, show_right_answer=False)
+    attempt = started(student_client, gc_quiz)
+    _question, right, _wrong = choices(gc_quiz, 1)
+    answer(student_client, attempt, gc_quiz, 1, right)
+    main = parse_html(student_client.get(question_url(attempt, 1))).one("main")
+    (marked,) = main.find_all("li", class_="right")
+    assert "chosen" in marked.classes and marked.one("span", class_="mark").text == "✓"
+    assert [tag.text for tag in marked.find_all("span", class_="tag")] == ["your answer"]
+    assert main.one("p", class_="verdict").text == "✓ Correct!"
+    assert main.find("ul", class_="unmarked") is None
