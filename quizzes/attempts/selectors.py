@@ -78,6 +78,12 @@ def student_quiz_get(*, user, slug: str) -> tuple[Quiz, bool, list[Attempt]]:
     return quiz, enrolled, attempts
 
 
+def student_quiz_rules(*, user, quiz: Quiz) -> rules.QuizRules:
+    """``quiz``'s settings for ``user`` (``rules.quiz_rules`` with their overrides and their
+    groups')."""
+    return rules.quiz_rules(quiz, start_statements.student_overrides(user_id=user.pk, quiz_id=quiz.pk))
+
+
 def student_attempt_get(*, user, attempt_id: int) -> Attempt:
     """One of ``user``'s own attempts; anyone else's raises Attempt.DoesNotExist.
 

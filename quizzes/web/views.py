@@ -25,6 +25,7 @@ from quizzes.attempts.selectors import (
     student_attempt_with_answers,
     student_dashboard,
     student_quiz_get,
+    student_quiz_rules,
 )
 from quizzes.attempts.services import (
     ATTEMPT_FINISHED,
@@ -37,6 +38,7 @@ from quizzes.content.cache import derived, quiz_content
 from quizzes.content.localized import quiz_localize
 from quizzes.enrollment.services import EnrollmentError, enrollment_self_create
 from quizzes.models import Attempt, Course, Quiz
+from quizzes.web import timing
 from quizzes.web.practice import practice_offered
 
 CHOOSE_AN_ANSWER = _("Choose one of the answers, then submit.")
@@ -83,15 +85,18 @@ def quiz_detail(request, slug):
     practice_attempts = [attempt for attempt in attempts if attempt.is_practice]
     attempts = [attempt for attempt in attempts if not attempt.is_practice]
     in_progress = next((attempt for attempt in attempts if not attempt.is_finished), None)
-    attempts_left = None if not quiz.max_attempts else max(quiz.max_attempts - len(attempts), 0)
+    if in_progress is not None and (finished := timing.overdue_finish(request, in_progress)):
+        return finished
+    quiz_rules = student_quiz_rules(user=request.user, quiz=quiz)
     content = quiz_content(quiz.pk)
     context = {
         "quiz": quiz,
         "question_count": layout_size(content.questions, DrawSettings.of(quiz, content.pool_draws)),
         "attempts": attempts,
         "in_progress": in_progress,
-        "attempts_left": attempts_left,
+        "attempts_left": quiz_rules.attempts_left(quiz.attempts_used),
         "practice_attempts": practice_attempts,
+        **timing.quiz_facts(quiz, quiz_rules, timezone.now()),
     }
     return render(request, "quizzes/quiz_detail.html", context)
 
@@ -114,6 +119,8 @@ def attempt_start_view(request, slug):
 def attempt_resume(request, pk):
     """Where an attempt continues: the first unanswered question, or the result."""
     attempt, content, answers = _own_attempt_with_answers_or_404(request, pk)
+    if finished := timing.overdue_finish(request, attempt):
+        return finished
     if attempt.is_finished:
         return redirect("quizzes:attempt_result", pk=attempt.pk)
     if not content.questions:
@@ -129,6 +136,8 @@ def attempt_question(request, pk, position):
     if request.method == "POST":
         return _answer_submit(request, pk, position)
     attempt, content, answers = _own_attempt_with_answers_or_404(request, pk)
+    if finished := timing.overdue_finish(request, attempt):
+        return finished
     if attempt.is_finished:
         return redirect("quizzes:attempt_result", pk=attempt.pk)
     page = _QuestionPage(attempt, content, answers, position, get_language())
@@ -158,6 +167,9 @@ def _answer_submit(request, pk: int, position: int):
         except Attempt.DoesNotExist:
             raise Http404 from None
         except AttemptError as error:
+            if error.code == "deadline_passed":
+                # The service finished the attempt: its result is all there is to see.
+                return _refusal(request, error.message, status=error.status, result_pk=pk)
             refused = error
         else:
             # Back to the page the form was posted from (this URL), now with the feedback.
@@ -198,13 +210,20 @@ def attempt_finish_view(request, pk):
 @require_GET
 def attempt_result(request, pk):
     attempt, content, answers = _own_attempt_with_answers_or_404(request, pk)
+    if finished := timing.overdue_finish(request, attempt):
+        return finished  # this page again, read with the attempt finished
     if not attempt.is_finished:
         return redirect("quizzes:attempt", pk=attempt.pk)
     # Each question as this student was shown it: its version, its choices in their order.
     view = quiz_localize(quiz=content, language=get_language())
     review = [(question, answers.get(question.id)) for question in view.questions]
-    context = {"attempt": attempt, "quiz": view, "review": review}
-    context["practice_offered"] = practice_offered(attempt, content, answers)
+    context = {
+        "attempt": attempt,
+        "quiz": view,
+        "review": review,
+        "withheld": timing.review_withheld(attempt, timing.RESULT_WITHHELD),
+        "practice_offered": practice_offered(attempt, content, answers),
+    }
     return render(request, "quizzes/attempt_result.html", context)
 
 
@@ -242,23 +261,30 @@ class _QuestionPage:
             "all_answered": len(self.answers) == len(questions),
             "error_message": error_message,
             "question_body": self._question_body(),
+            "countdown": timing.countdown(self.attempt, timezone.now()),
         }
         return render(request, "quizzes/attempt_question.html", context, status=status)
 
     def _question_body(self) -> str:
         """The question's text and choices (marked, with the feedback, once answered).
 
-        They depend only on the quiz content, the language and the answer's choice
-        and result, so each is rendered once per process for a content snapshot
+        They depend only on the quiz content, the language, the answer's choice and result,
+        and what the review shows of it (its key and the quiz's timing, which says why the
+        rest waits), so each is rendered once per process for a content snapshot
         (``content_cache.derived``): the template work of the most visited page.
         """
         question, answer = self.question, self.answer
+        context = {"question": question, "answer": answer}
         if answer is None:
             name, template = f"question:{question.id}", "quizzes/_question_choices.html"
         else:
-            name = f"answered:{question.id}:{answer.choice_id}:{answer.is_correct}"
+            review, feedback_timing = answer.review, self.attempt.quiz.feedback_timing
+            name = (
+                f"answered:{question.id}:{answer.choice_id}:{answer.is_correct}:{answer.is_regraded}"
+                f":{review.key}:{feedback_timing}"
+            )
             template = "quizzes/_answered_question.html"
-        context = {"question": question, "answer": answer}
+            context["withheld"] = timing.review_withheld(self.attempt, timing.ANSWER_WITHHELD)
         # Our own template's output: safe to insert into the page as it is.
         return derived(self.content, name, self.language, lambda: mark_safe(render_to_string(template, context)))
 
