@@ -35,7 +35,7 @@ from quizzes.content.archive import questions_archive
 from quizzes.content.cache import quiz_content, version_question
 from quizzes.models import Answer
 from tests.factories import ChoiceFactory, EnrollmentFactory, QuestionFactory, QuizFactory
-from tests.progress_oracle import attempt_oracle, quiz_detail_oracle
+from tests.progress_oracle import attempt_oracle, student_quiz_detail_oracle
 
 GC = "gradient-checkpointing"
 ARC = "activation-recomputation-tradeoffs"
@@ -110,7 +110,7 @@ class TestQuizzes:
         archived = content[GC].questions.get(position=2).choices.get(position=3)
         archived.is_archived = True
         archived.save()
-        quiz = quiz_detail_oracle(user=student).get(slug=GC)
+        quiz = student_quiz_detail_oracle(user=student, slug=GC)
         found = assert_as_drf(QuizDetailSerializer, quiz)
         assert len(found["questions"]) == 8 and found["in_progress_attempt"] is not None
 
@@ -122,7 +122,7 @@ class TestQuizzes:
         questions = render.nested("questions")(snapshot.questions)
         assert json.dumps(questions) == json.dumps(QuestionSerializer(snapshot.questions, many=True).data)
         assert json.dumps(questions) == json.dumps(
-            QuizDetailSerializer(quiz_detail_oracle(user=student).get(slug=GC)).data["questions"]
+            QuizDetailSerializer(student_quiz_detail_oracle(user=student, slug=GC)).data["questions"]
         )
         assert_as_drf(QuizProgressSerializer, quiz)
         detail = render(quiz, questions=questions, pool_draws=[])
@@ -178,6 +178,7 @@ class TestFeedback:
             from_cache = assert_as_drf(AnswerFeedbackSerializer, answer)
             recorded = Answer.objects.select_related("version").get(pk=answer.pk)
             recorded.content_question = version_question(recorded.version, position=position)
+            recorded.review = answer.review
             assert_as_drf(AnswerFeedbackSerializer, recorded, from_cache)  # the cache tells the version's truth
             assert from_cache["correct"] is right and from_cache["regraded"] is False
 
