@@ -242,7 +242,8 @@ class TestOverrides:
         late = NOW + timedelta(days=3)
         for name, limit, closes_at in [("a", 30, NOW + timedelta(days=2)), ("b", 45, late), ("c", 15, None)]:
             group = group_of(quiz, name, learner)
-            QuizOverride.objects.create(quiz=quiz, group=group, time_limit=timedelta(minutes=limit), closes_at=closes_at)
+            limit = timedelta(minutes=limit)
+            QuizOverride.objects.create(quiz=quiz, group=group, time_limit=limit, closes_at=closes_at)
         QuizOverride.objects.create(quiz=quiz, group=group_of(quiz, "not theirs"), time_limit=timedelta(hours=5))
 
         detail = api.get(quiz_url(SLUG)).json()
