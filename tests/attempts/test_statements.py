@@ -609,12 +609,11 @@ def test_with_server_side_binding_a_transactions_reads_go_one_by_one(student, qu
     # A prepared statement holds one command: several statements may not share a message.
     monkeypatch.setitem(connection.settings_dict["OPTIONS"], "server_side_binding", True)
     with CaptureQueriesContext(connection) as queries, transaction.atomic():
-        enrolled, _attempts, _questions, _draws = start_statements.start_reads(
-            user_id=student.pk, course_id=quiz.course_id, quiz_id=quiz.pk
-        )
-    assert enrolled is True
+        reads = start_statements.start_reads(user_id=student.pk, course_id=quiz.course_id, quiz_id=quiz.pk)
+    assert reads.enrolled is True
     sent = [query["sql"] for query in queries.captured_queries if "SAVEPOINT" not in query["sql"]]
-    assert len(sent) == 5 and not any("; " in sql for sql in sent)
+    # The lock, the attempts, the overrides, the quiz's key share, its versions, its pool draws.
+    assert len(sent) == 6 and not any("; " in sql for sql in sent)
 
 
 # Every fixed INSERT writes every column --------------------------------------------------------
