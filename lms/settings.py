@@ -294,7 +294,7 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "SCHEMA_PATH_PREFIX": "/api/v1",
     "COMPONENT_SPLIT_REQUEST": True,
-    "ENUM_NAME_OVERRIDES": {"LanguageEnum": "quizzes.api.serializers.LANGUAGE_CODES"},
+    "ENUM_NAME_OVERRIDES": {"LanguageEnum": "quizzes.api.fields.LANGUAGE_CODES"},
     # Interactive docs from the sidecar package: served by the app, no CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

@@ -9,12 +9,13 @@ where the two agree, the Python rule and the SQL rule agree.
 from types import SimpleNamespace
 
 from django.db.models import OuterRef, Q, QuerySet, Subquery
+from django.utils import timezone
 
-from quizzes.attempts import grading
+from quizzes.attempts import grading, rules
 from quizzes.attempts.selectors import ShownQuestion
 from quizzes.content.cache import version_question
 from quizzes.content.selectors import open_questions_with_choices
-from quizzes.models import Answer, Attempt, AttemptQuestion, Quiz
+from quizzes.models import Answer, Attempt, AttemptQuestion, Quiz, QuizOverride
 
 
 def quiz_progress_oracle(*, user) -> QuerySet[Quiz]:
@@ -45,8 +46,24 @@ def student_quizzes_oracle(*, user) -> QuerySet[Quiz]:
 
 
 def quiz_detail_oracle(*, user) -> QuerySet[Quiz]:
-    """``quiz_progress_oracle`` with every open question and choice, for ``QuizDetailSerializer``."""
+    """``quiz_progress_oracle`` with every open question and choice."""
     return quiz_progress_oracle(user=user).select_related("course").prefetch_related(open_questions_with_choices())
+
+
+def student_quiz_detail_oracle(*, user, slug: str) -> Quiz:
+    """``quiz_detail_oracle``'s quiz, with its ``rules`` for ``user`` (their overrides read by the
+    ORM), ``attempts_left`` and ``is_open`` (now), for ``QuizDetailSerializer``."""
+    quiz = quiz_detail_oracle(user=user).get(slug=slug)
+    quiz.rules = rules.quiz_rules(quiz, overrides_oracle(user=user, quiz=quiz))
+    quiz.attempts_left = quiz.rules.attempts_left(quiz.attempts_used)
+    quiz.is_open = quiz.rules.is_open(timezone.now())
+    return quiz
+
+
+def overrides_oracle(*, user, quiz) -> list[QuizOverride]:
+    """``user``'s overrides of ``quiz`` (their own, their groups'), by the ORM."""
+    mine = Q(user=user) | Q(group__members=user)
+    return list(QuizOverride.objects.filter(mine, quiz=quiz).distinct().order_by("pk"))
 
 
 def attempt_oracle(attempt_id: int) -> SimpleNamespace:
@@ -54,7 +71,12 @@ def attempt_oracle(attempt_id: int) -> SimpleNamespace:
     its answers) instead of the fixed statement and the content cache: ``questions`` (each a
     ShownQuestion) and ``answers``, with the attempt's other attributes."""
     attempt = Attempt.objects.select_related("quiz").get(pk=attempt_id)
+    now = timezone.now()
+    closes_at = rules.quiz_rules(attempt.quiz, overrides_oracle(user=attempt.user_id, quiz=attempt.quiz)).closes_at
+    review = rules.attempt_review(quiz=attempt.quiz, attempt=attempt, closes_at=lambda: closes_at, now=now)
     answers = {answer.question_id: answer for answer in Answer.objects.filter(attempt=attempt)}
+    for answer in answers.values():
+        answer.review = review
     questions = []
     for slot in AttemptQuestion.objects.filter(attempt=attempt).select_related("version").order_by("position"):
         question = version_question(slot.version, position=slot.position, choice_order=slot.choice_order)
@@ -69,6 +91,9 @@ def attempt_oracle(attempt_id: int) -> SimpleNamespace:
         quiz=attempt.quiz,
         percent=attempt.percent,
         passed=attempt.passed,
+        review=review,
+        time_left=rules.time_left(attempt, now),
+        feedback_timing=rules.feedback_timing(quiz=attempt.quiz, attempt=attempt),
         questions=questions,
         answers=[item.answer for item in questions if item.answer is not None],
     )

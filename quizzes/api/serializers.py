@@ -2,50 +2,15 @@
 to English per field; each text's ``*_language`` says which one it is in.
 
 Nothing here reveals which choice is correct, or an explanation, before the
-student has answered: those appear only in answer feedback.
+student has answered: those appear only in answer feedback, and only as the quiz's
+review options allow at the time of the response.
 """
 
-from django.conf import settings
-from django.utils.translation import get_language
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 
-from quizzes.content.languages import language_reader, localized, text_reader
-from quizzes.models import Answer, Attempt, Choice, Course, PoolDraw, Question, Quiz
-
-MAX_ID = 2**63 - 1
-LANGUAGE_CODES = [code for code, _name in settings.LANGUAGES]
-
-
-class TranslatedText(serializers.Field):
-    """A translated field in the active language, with English fallback."""
-
-    def __init__(self, field: str, *, of: str | None = None, **kwargs):
-        self.translated_field = field
-        super().__init__(source=of or "*", read_only=True, **kwargs)
-
-    def to_representation(self, obj):
-        return localized(obj, self.translated_field, get_language()).text
-
-    def representation_in(self, language: str):
-        """``to_representation`` while ``language`` is active (common.serializer_render)."""
-        return text_reader(self.translated_field, language)
-
-
-@extend_schema_field({"type": "string", "enum": LANGUAGE_CODES})
-class TextLanguage(TranslatedText):
-    """The language a TranslatedText is really in ("en" when it fell back)."""
-
-    def to_representation(self, obj):
-        return localized(obj, self.translated_field, get_language()).language
-
-    def representation_in(self, language: str):
-        return language_reader(self.translated_field, language)
-
-
-extend_schema_field(OpenApiTypes.STR)(TranslatedText)
+from quizzes.api.fields import MAX_ID, IdField, SecondsField, TextLanguage, TranslatedText
+from quizzes.models import Answer, Attempt, Choice, Course, FeedbackTiming, PoolDraw, Question, Quiz
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -132,34 +97,69 @@ class QuizProgressSerializer(serializers.ModelSerializer):
         ]
 
 
+FEEDBACK_TIMING_HELP = (
+    "When correctness, the right answer and the explanation are shown: immediately (once answered), "
+    "after_attempt (once the attempt is finished), after_close (once the quiz closes), never."
+)
+SHOW_RIGHT_ANSWER_HELP = "Whether the right choice is ever shown (when feedback_timing shows the feedback)."
+
+
+FOR_THIS_STUDENT = " For this student: their own override, else their groups' most generous, else the quiz's."
+
+
 class QuizDetailSerializer(QuizProgressSerializer):
     """A quiz with how each attempt's layout is drawn (quizzes/attempts/layout.py) and its current
-    questions, in position order; an attempt asks its own layout of them (``AttemptSerializer``)."""
+    questions, in position order; an attempt asks its own layout of them (``AttemptSerializer``).
+    Its dates and limits are the student's (``selectors.student_quiz_get``: ``rules``)."""
 
+    opens_at = serializers.DateTimeField(
+        source="rules.opens_at",
+        read_only=True,
+        allow_null=True,
+        help_text="No attempt starts before it (quiz_not_open); null: open." + FOR_THIS_STUDENT,
+    )
+    closes_at = serializers.DateTimeField(
+        source="rules.closes_at",
+        read_only=True,
+        allow_null=True,
+        help_text="No attempt starts after it (quiz_closed), and none lasts past it; null: never closes."
+        + FOR_THIS_STUDENT,
+    )
+    time_limit = SecondsField(
+        source="rules.time_limit",
+        allow_null=True,
+        help_text="How long an attempt may take, in seconds; null: no limit." + FOR_THIS_STUDENT,
+    )
+    max_attempts = serializers.IntegerField(
+        source="rules.max_attempts", read_only=True, help_text="Attempts allowed; 0: unlimited." + FOR_THIS_STUDENT
+    )
+    attempts_left = serializers.IntegerField(
+        read_only=True, allow_null=True, help_text="Attempts that may still start; null: unlimited."
+    )
+    is_open = serializers.BooleanField(read_only=True, help_text="Whether an attempt may start now (its dates).")
+    feedback_timing = serializers.ChoiceField(
+        choices=FeedbackTiming.choices, read_only=True, help_text=FEEDBACK_TIMING_HELP
+    )
+    show_right_answer = serializers.BooleanField(read_only=True, help_text=SHOW_RIGHT_ANSWER_HELP)
     pool_draws = PoolDrawSerializer(many=True, read_only=True, help_text='"count from pool", per pool.')
     questions = QuestionSerializer(many=True, read_only=True)
 
     class Meta(QuizProgressSerializer.Meta):
         fields = [
             *QuizProgressSerializer.Meta.fields,
+            "attempts_left",
+            "opens_at",
+            "closes_at",
+            "is_open",
+            "time_limit",
+            "feedback_timing",
+            "show_right_answer",
             "shuffle_questions",
             "shuffle_choices",
             "questions_per_attempt",
             "pool_draws",
             "questions",
         ]
-
-
-class IdField(serializers.IntegerField):
-    """A JSON integer id: "12", 12.0 and true are refused, not coerced."""
-
-    def __init__(self, **kwargs):
-        super().__init__(min_value=1, max_value=MAX_ID, **kwargs)
-
-    def to_internal_value(self, data):
-        if type(data) is not int:
-            self.fail("invalid")
-        return super().to_internal_value(data)
 
 
 class AnswerRequestSerializer(serializers.Serializer):
@@ -183,18 +183,44 @@ def answer_request_ids(data) -> tuple[int, int]:
     return body.validated_data["question"], body.validated_data["choice"]
 
 
-class AnswerFeedbackSerializer(serializers.ModelSerializer):
-    """An answer with its feedback: shown only once the question is answered."""
+WITHHELD = " Null while the quiz's feedback_timing withholds it (see feedback_shown)."
 
-    # The right choice and the explanation are those of the version the answer records
-    # (Answer.feedback_question). (Not in the docstring: the schema shows it.)
-    correct = serializers.BooleanField(source="is_correct", read_only=True, help_text="The grade that counts.")
-    correct_choice = serializers.SerializerMethodField(help_text="The right choice, as the student was shown it.")
-    regraded = serializers.SerializerMethodField(
-        help_text="Whether a regrade changed the grade since the student was shown this feedback."
+
+class AnswerFeedbackSerializer(serializers.ModelSerializer):
+    """An answer with its feedback: shown only once the question is answered, and then as the
+    quiz's review options allow now (``feedback_timing``, ``show_right_answer``)."""
+
+    # What the review shows of the version the answer records (Answer.shown_*: the answer's
+    # ``review``, attached by the selectors and services). (Not in the docstring: the schema shows it.)
+    correct = serializers.BooleanField(
+        source="shown_correct", read_only=True, allow_null=True, help_text="The grade that counts." + WITHHELD
     )
-    explanation = TranslatedText("explanation", of="feedback_question")
-    explanation_language = TextLanguage("explanation", of="feedback_question")
+    correct_choice = serializers.IntegerField(
+        source="shown_correct_choice_id",
+        read_only=True,
+        allow_null=True,
+        help_text=(
+            "The right choice, as the student was shown it. Null while the feedback is withheld, "
+            "when the quiz never shows the right answer (show_right_answer false), or when no choice is right."
+        ),
+    )
+    regraded = serializers.BooleanField(
+        source="shown_regraded",
+        read_only=True,
+        allow_null=True,
+        help_text="Whether a regrade changed the grade since the student was shown this feedback." + WITHHELD,
+    )
+    explanation = TranslatedText(
+        "explanation", of="shown_feedback_question", allow_null=True, help_text="Why." + WITHHELD
+    )
+    explanation_language = TextLanguage(
+        "explanation", of="shown_feedback_question", allow_null=True, help_text="The explanation's language." + WITHHELD
+    )
+    feedback_shown = serializers.BooleanField(
+        source="review.correctness",
+        read_only=True,
+        help_text="Whether correct, regraded and the explanation are shown now (feedback_timing).",
+    )
 
     class Meta:
         model = Answer
@@ -206,16 +232,11 @@ class AnswerFeedbackSerializer(serializers.ModelSerializer):
             "regraded",
             "explanation",
             "explanation_language",
+            "feedback_shown",
             "language",
             "answered_at",
         ]
         read_only_fields = fields
-
-    def get_correct_choice(self, answer) -> int | None:
-        return answer.feedback_question.correct_choice_id
-
-    def get_regraded(self, answer) -> bool:
-        return answer.is_regraded
 
 
 class AttemptChoiceSerializer(serializers.Serializer):
@@ -244,9 +265,43 @@ class AttemptQuestionSerializer(serializers.Serializer):
 
 
 class AttemptSerializer(serializers.ModelSerializer):
+    """An attempt as ``selectors.student_attempt_with_answers`` gives it (``review``,
+    ``time_left`` and ``feedback_timing`` attached: ``selectors.student_attempt_status_set``)."""
+
     quiz = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     percent = serializers.IntegerField(read_only=True, allow_null=True)
     passed = serializers.BooleanField(read_only=True, allow_null=True)
+    deadline = serializers.DateTimeField(
+        read_only=True,
+        allow_null=True,
+        help_text=(
+            "No answer is taken after it (but for a few seconds' grace for the network); the attempt is then "
+            "finished with the answers given. Fixed at the start: the earlier of the start plus the time limit "
+            "and the quiz's close date. Null: no limit (always for a practice)."
+        ),
+    )
+    time_left = serializers.IntegerField(
+        read_only=True,
+        allow_null=True,
+        help_text=(
+            "Whole seconds until the deadline by the server's clock (0 once passed); "
+            "null without a deadline or once finished."
+        ),
+    )
+    is_practice = serializers.BooleanField(
+        read_only=True, help_text="A practice of the questions an attempt missed: counted in no grade or progress."
+    )
+    feedback_timing = serializers.ChoiceField(
+        choices=FeedbackTiming.choices,
+        read_only=True,
+        help_text=FEEDBACK_TIMING_HELP + " A practice shows its feedback immediately.",
+    )
+    show_right_answer = serializers.BooleanField(
+        source="quiz.show_right_answer", read_only=True, help_text=SHOW_RIGHT_ANSWER_HELP
+    )
+    feedback_shown = serializers.BooleanField(
+        source="review.correctness", read_only=True, help_text="Whether its answers' feedback is shown now."
+    )
     questions = AttemptQuestionSerializer(many=True, read_only=True, help_text="In the attempt's order.")
     answers = AnswerFeedbackSerializer(many=True, read_only=True)
 
@@ -256,14 +311,20 @@ class AttemptSerializer(serializers.ModelSerializer):
             "id",
             "quiz",
             "number",
+            "is_practice",
             "state",
             "started_at",
+            "deadline",
+            "time_left",
             "finished_at",
             "score",
             "max_score",
             "percent",
             "passed",
             "pass_mark",
+            "feedback_timing",
+            "show_right_answer",
+            "feedback_shown",
             "questions",
             "answers",
         ]
@@ -273,10 +334,11 @@ class AttemptSerializer(serializers.ModelSerializer):
 class AttemptResultSerializer(serializers.ModelSerializer):
     percent = serializers.IntegerField(read_only=True)
     passed = serializers.BooleanField(read_only=True)
+    is_practice = serializers.BooleanField(read_only=True, help_text="A practice: counted in no grade or progress.")
 
     class Meta:
         model = Attempt
-        fields = ["id", "score", "max_score", "percent", "passed", "pass_mark"]
+        fields = ["id", "is_practice", "score", "max_score", "percent", "passed", "pass_mark"]
         read_only_fields = fields
 
 

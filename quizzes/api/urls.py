@@ -38,6 +38,7 @@ urlpatterns = [
     path("attempts/<id:pk>/", views.AttemptDetailView.as_view(), name="attempt-detail"),
     path("attempts/<id:pk>/answers/", views.AnswerCreateView.as_view(), name="answer-create"),
     path("attempts/<id:pk>/finish/", views.AttemptFinishView.as_view(), name="attempt-finish"),
+    path("attempts/<id:pk>/practice/", views.AttemptPracticeView.as_view(), name="attempt-practice"),
     path("progress/", views.ProgressView.as_view(), name="progress"),
     path("schema/", SpectacularAPIView.as_view(api_version="v1"), name="schema"),
     path("docs/", docs_view, name="docs"),

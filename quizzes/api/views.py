@@ -1,7 +1,7 @@
 """REST API v1: thin views over the same selectors and services as the web pages."""
 
 from django.conf import settings
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
@@ -36,13 +36,21 @@ from quizzes.attempts.selectors import (
     published_quiz_get,
     shown_questions,
     slot_key,
+    student_answer_get,
     student_attempt_get,
+    student_attempt_status_set,
     student_attempt_with_answers,
     student_courses,
     student_quiz_get,
     student_quizzes,
 )
-from quizzes.attempts.services import attempt_answer_submit, attempt_finish, attempt_start
+from quizzes.attempts.services import (
+    attempt_answer_submit,
+    attempt_finish,
+    attempt_finish_if_overdue,
+    attempt_start,
+    practice_start,
+)
 from quizzes.content.cache import derived, quiz_content
 from quizzes.content.layout_cache import layout_content
 from quizzes.models import Attempt, Quiz
@@ -64,10 +72,16 @@ def errors(*statuses: int) -> dict[int, OpenApiResponse]:
     descriptions = {
         400: "Invalid input or unknown language.",
         401: "Not authenticated.",
-        403: "Not enrolled in the quiz's course, or a session-authenticated write without its CSRF token.",
+        403: (
+            "Not enrolled in the quiz's course (not_enrolled), the quiz not open yet (quiz_not_open) or closed "
+            "(quiz_closed), by the student's dates; or a session-authenticated write without its CSRF token."
+        ),
         404: "No such quiz or attempt (or not yours), or a page past the last.",
         405: "Method not allowed.",
-        409: "Conflict with the attempt's state (already answered, finished, no attempts left).",
+        409: (
+            "Conflict with the attempt's state: already_answered, attempt_finished, no_attempts_left, or "
+            "deadline_passed (the attempt's time ran out: the answer was not recorded and the attempt is finished)."
+        ),
         422: "The Idempotency-Key was already used for a different request.",
         429: (
             "Too many requests: this user's or address's API rate, or (token) too many failed logins "
@@ -77,6 +91,12 @@ def errors(*statuses: int) -> dict[int, OpenApiResponse]:
         415: "Unsupported media type.",
     }
     return {code: OpenApiResponse(ErrorSerializer, description=descriptions[code]) for code in statuses}
+
+
+PRACTICE_CONFLICT = (
+    "No practice can start: the attempt is in progress (attempt_not_finished), its review does not show its "
+    "answers yet (review_not_available), or it missed no question (nothing_to_practise)."
+)
 
 
 class LanguageMixin:
@@ -173,6 +193,19 @@ class QuizDetailView(LanguageMixin, generics.RetrieveAPIView):
         return Response(render(quiz, questions=questions, pool_draws=draws))
 
 
+def _attempt_now(request, kwargs, body) -> dict:
+    """A started attempt's recorded body as it stands now (a replay: its time left, its review)."""
+    return attempt_rendered(request.user, body["id"])
+
+
+def _answer_now(request, kwargs, body) -> dict:
+    """An answer's recorded feedback as the review shows it now (a replay)."""
+    answer = student_answer_get(
+        user=request.user, attempt_id=kwargs["pk"], question_id=body["question"], now=timezone.now()
+    )
+    return renderer(AnswerFeedbackSerializer)(answer)
+
+
 class AttemptStartView(LanguageMixin, APIView):
     @extend_schema(
         request=None,
@@ -184,17 +217,46 @@ class AttemptStartView(LanguageMixin, APIView):
         },
         summary="Start or resume an attempt",
     )
-    @idempotent
+    @idempotent(current=_attempt_now)
     def post(self, request, slug):
         try:
             quiz = published_quiz_get(slug=slug)
         except Quiz.DoesNotExist:
             raise NotFound from None
-        attempt, created = attempt_start(user=request.user, quiz=quiz)
-        if created:  # its layout is the one just drawn, and it has no answer yet: nothing to read
-            content = layout_content(quiz, [slot_key(slot) for slot in attempt.drawn_layout])
-            return Response(_rendered(attempt, content, {}), status=201)
-        return Response(attempt_rendered(request.user, attempt.pk), status=200)
+        return _started(request.user, *attempt_start(user=request.user, quiz=quiz))
+
+
+def _started(user, attempt, created: bool) -> Response:
+    """A started attempt: 201 if new, else 200 (resumed)."""
+    if created:  # its layout is the one just drawn, and it has no answer yet: nothing to read
+        student_attempt_status_set(user=user, attempt=attempt, now=timezone.now())
+        content = layout_content(attempt.quiz, [slot_key(slot) for slot in attempt.drawn_layout])
+        return Response(_rendered(attempt, content, {}), status=201)
+    return Response(attempt_rendered(user, attempt.pk), status=200)
+
+
+class AttemptPracticeView(LanguageMixin, APIView):
+    @extend_schema(
+        request=None,
+        parameters=[LANG_PARAMETER, IDEMPOTENCY_PARAMETER],
+        responses={
+            201: OpenApiResponse(AttemptSerializer, description="A new practice attempt of the questions missed."),
+            200: OpenApiResponse(AttemptSerializer, description="The practice in progress at this quiz, resumed."),
+            **errors(400, 401, 403, 404, 422, 429),
+            409: OpenApiResponse(ErrorSerializer, description=PRACTICE_CONFLICT),
+        },
+        summary="Practise the questions a finished attempt missed",
+        description=(
+            "Starts (or resumes) a practice attempt with the questions this finished attempt answered wrong or "
+            "left unanswered: no deadline, feedback at once, counted in no grade or progress."
+        ),
+    )
+    @idempotent(current=_attempt_now)
+    def post(self, request, pk):
+        try:
+            return _started(request.user, *practice_start(user=request.user, attempt_id=pk))
+        except Attempt.DoesNotExist:
+            raise NotFound from None
 
 
 @extend_schema(parameters=[LANG_PARAMETER], responses={200: AttemptSerializer, **errors(400, 401, 404, 429)})
@@ -208,9 +270,12 @@ class AttemptDetailView(LanguageMixin, APIView):
 
 def attempt_rendered(user, pk) -> dict:
     """The attempt as AttemptSerializer renders it: one fixed statement (the attempt, its layout
-    and its answers), the versions from the content cache."""
+    and its answers), the versions from the content cache. One past its deadline is finished
+    first, and read again: finished, its review may show more."""
     try:
         attempt, content, answers = student_attempt_with_answers(user=user, attempt_id=pk)
+        if attempt_finish_if_overdue(attempt=attempt) is not None:
+            attempt, content, answers = student_attempt_with_answers(user=user, attempt_id=pk)
     except Attempt.DoesNotExist:
         raise NotFound from None
     return _rendered(attempt, content, answers)
@@ -239,7 +304,7 @@ class AnswerCreateView(LanguageMixin, APIView):
         },
         summary="Answer a question",
     )
-    @idempotent
+    @idempotent(current=_answer_now)
     def post(self, request, pk):
         try:
             question_id, choice_id = answer_request_ids(request.data)
@@ -271,6 +336,7 @@ class AttemptFinishView(LanguageMixin, APIView):
     @idempotent
     def post(self, request, pk):
         attempt = _own_attempt(request.user, pk)
+        # An overdue attempt is finished the same way (attempt_finish_if_overdue would do no more).
         return Response(renderer(AttemptResultSerializer)(attempt_finish(attempt=attempt)))
 
 

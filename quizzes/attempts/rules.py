@@ -123,11 +123,16 @@ class Review:
 FULL_REVIEW = Review(correctness=True, right_answer=True)
 
 
+def feedback_timing(*, quiz, attempt) -> str:
+    """The ``FeedbackTiming`` that applies to ``attempt``: the quiz's, or at once for a practice."""
+    return FeedbackTiming.IMMEDIATELY if attempt.is_practice else quiz.feedback_timing
+
+
 def attempt_review(*, quiz, attempt, closes_at, now: datetime) -> Review:
     """What ``attempt``'s student sees of its feedback at ``now``: ``quiz`` gives
     ``feedback_timing`` and ``show_right_answer``; ``closes_at`` is the quiz's close date for
     this student (``QuizRules.closes_at``), a callable read only for ``after_close``."""
-    timing = FeedbackTiming.IMMEDIATELY if attempt.is_practice else quiz.feedback_timing
+    timing = feedback_timing(quiz=quiz, attempt=attempt)
     if timing == FeedbackTiming.IMMEDIATELY:
         shown = True
     elif timing == FeedbackTiming.AFTER_ATTEMPT:

@@ -6,8 +6,8 @@ from django.db.models import F
 from django.utils import timezone
 
 from quizzes.attempts import grading, rules, start_statements, statements
-from quizzes.content.cache import ContentQuestion, QuizContent
-from quizzes.content.layout_cache import layout_content
+from quizzes.content.cache import ContentQuestion, QuizContent, version_question
+from quizzes.content.layout_cache import layout_content, layout_versions
 from quizzes.models import Answer, Attempt, AttemptQuestion, Course, Quiz
 
 
@@ -60,7 +60,7 @@ def _set_progress(quiz: Quiz, attempts) -> None:
 
 def published_quiz_get(*, slug: str) -> Quiz:
     """A published quiz with its course; raises Quiz.DoesNotExist otherwise (one fixed statement)."""
-    quiz = statements.published_quiz(slug)
+    quiz = start_statements.published_quiz(slug)
     if quiz is None:
         raise Quiz.DoesNotExist
     return quiz
@@ -69,19 +69,18 @@ def published_quiz_get(*, slug: str) -> Quiz:
 def student_quiz_get(*, user, slug: str) -> tuple[Quiz, bool, list[Attempt]]:
     """A published quiz (its course attached) as ``user`` sees it: whether they are enrolled in
     its course, and their attempts at it, newest first; the quiz with its progress as
-    ``student_courses`` gives it. One round trip (``quizzes.attempts.statements``): a class
-    opens a quiz at once. An unknown or unpublished quiz raises Quiz.DoesNotExist."""
-    quiz, enrolled, attempts = statements.published_quiz_for_student(slug=slug, user_id=user.pk)
+    ``student_courses`` gives it, and with its settings for this student: ``rules`` (a
+    ``rules.QuizRules``, their overrides applied), ``attempts_left`` (None: unlimited) and
+    ``is_open`` (now). One round trip (``start_statements.published_quiz_for_student``): a
+    class opens a quiz at once. An unknown or unpublished quiz raises Quiz.DoesNotExist."""
+    quiz, enrolled, attempts, overrides = start_statements.published_quiz_for_student(slug=slug, user_id=user.pk)
     if quiz is None:
         raise Quiz.DoesNotExist
     _set_progress(quiz, attempts)
+    quiz.rules = rules.quiz_rules(quiz, overrides)
+    quiz.attempts_left = quiz.rules.attempts_left(quiz.attempts_used)
+    quiz.is_open = quiz.rules.is_open(timezone.now())
     return quiz, enrolled, attempts
-
-
-def student_quiz_rules(*, user, quiz: Quiz) -> rules.QuizRules:
-    """``quiz``'s settings for ``user`` (``rules.quiz_rules`` with their overrides and their
-    groups')."""
-    return rules.quiz_rules(quiz, start_statements.student_overrides(user_id=user.pk, quiz_id=quiz.pk))
 
 
 def student_attempt_get(*, user, attempt_id: int) -> Attempt:
@@ -100,7 +99,8 @@ def student_attempt_with_answers(*, user, attempt_id: int) -> tuple[Attempt, Qui
     """One of ``user``'s attempts, the quiz as its layout shows it (``attempt_content``) and its
     answers by question, each with its ``content_question`` (the version it records, for its
     feedback) and its ``review`` (what the student may see of that feedback now: also the
-    attempt's ``review``), in one statement.
+    attempt's ``review``, with its ``time_left`` and ``feedback_timing``:
+    ``student_attempt_status_set``), in one statement.
 
     The attempt LEFT JOIN its layout and answers (a row per question), for the
     question page, the most visited page. Raises Attempt.DoesNotExist as
@@ -111,7 +111,7 @@ def student_attempt_with_answers(*, user, attempt_id: int) -> tuple[Attempt, Qui
         raise Attempt.DoesNotExist
     attempt, layout, answers = found
     content = attempt_content(attempt=attempt, layout=layout)
-    attempt.review = student_attempt_review(user=user, attempt=attempt, now=timezone.now())
+    student_attempt_status_set(user=user, attempt=attempt, now=timezone.now())
     for question in content.questions:
         answer = answers.get(question.id)
         if answer is not None:
@@ -119,6 +119,16 @@ def student_attempt_with_answers(*, user, attempt_id: int) -> tuple[Attempt, Qui
             answer.content_question = question
             answer.review = attempt.review
     return attempt, content, answers
+
+
+def student_attempt_status_set(*, user, attempt: Attempt, now) -> Attempt:
+    """Attach to ``attempt`` (its ``quiz`` holding ``statements.REVIEW_NAMES``) what its student
+    is told of it at ``now``: its ``review`` (``student_attempt_review``), its
+    ``feedback_timing`` (``rules.feedback_timing``) and its ``time_left`` (``rules.time_left``)."""
+    attempt.review = student_attempt_review(user=user, attempt=attempt, now=now)
+    attempt.feedback_timing = rules.feedback_timing(quiz=attempt.quiz, attempt=attempt)
+    attempt.time_left = rules.time_left(attempt, now)
+    return attempt
 
 
 def student_attempt_review(*, user, attempt: Attempt, now) -> rules.Review:
@@ -131,6 +141,24 @@ def student_attempt_review(*, user, attempt: Attempt, now) -> rules.Review:
         return rules.closes_at_for(quiz, start_statements.student_overrides(user_id=user.pk, quiz_id=quiz.pk))
 
     return rules.attempt_review(quiz=quiz, attempt=attempt, closes_at=closes_at, now=now)
+
+
+def student_answer_get(*, user, attempt_id: int, question_id: int, now) -> Answer | None:
+    """The answer recorded to this question in ``user``'s attempt, or None: with its ``attempt``,
+    its ``content_question`` (``shown_question``) and its ``review`` at ``now``."""
+    answer = statements.recorded_answer(attempt_id=attempt_id, user_id=user.pk, question_id=question_id)
+    if answer is not None:
+        answer.content_question = shown_question(answer)
+        answer.review = student_attempt_review(user=user, attempt=answer.attempt, now=now)
+    return answer
+
+
+def shown_question(answer: Answer) -> ContentQuestion:
+    """The question as the version ``answer`` records showed it (its ``version_id`` and
+    ``version_token``, from the content cache): its right choice and explanation are the
+    answer's feedback."""
+    key = (answer.version_id, answer.version_token)
+    return version_question(layout_versions([key])[key], position=0)
 
 
 def attempt_content(*, attempt: Attempt, layout=None) -> QuizContent:

@@ -16,9 +16,7 @@ from django.utils.translation import gettext_lazy as _
 from common.dates import local_datetime
 from quizzes.attempts import rules, start_statements, statements
 from quizzes.attempts.layout import DrawSettings, layout_draw
-from quizzes.attempts.selectors import student_attempt_review
-from quizzes.content.cache import ContentQuestion, version_question
-from quizzes.content.layout_cache import layout_versions
+from quizzes.attempts.selectors import shown_question, student_answer_get, student_attempt_review
 from quizzes.models import Answer, Attempt, AttemptQuestion, Question, Quiz
 
 QUIZ_UNAVAILABLE = _("This quiz is not available.")
@@ -218,10 +216,12 @@ def attempt_answer_submit(
         )
     except IntegrityError:
         # Answered already (by this request's twin, or before); nothing was written.
-        existing = _recorded(user, attempt_id, question_id, choice_id, now)
+        existing = student_answer_get(user=user, attempt_id=attempt_id, question_id=question_id, now=now)
         if existing is None:
             raise
-        return existing, False
+        if existing.choice_id == choice_id:
+            return existing, False
+        raise AttemptError(ALREADY_ANSWERED, code="already_answered", status=409, answer=existing) from None
     if attempt is None:
         raise Attempt.DoesNotExist
     if answer is None:
@@ -230,19 +230,6 @@ def attempt_answer_submit(
     answer.content_question = shown_question(answer)
     answer.review = student_attempt_review(user=user, attempt=attempt, now=now)
     return answer, True
-
-
-def _recorded(user, attempt_id: int, question_id: int, choice_id: int, now) -> Answer | None:
-    """The answer recorded to the question, with its feedback, if it is this choice (None if
-    there is none); another choice raises ``already_answered``."""
-    existing = statements.recorded_answer(attempt_id=attempt_id, user_id=user.pk, question_id=question_id)
-    if existing is None:
-        return None
-    existing.content_question = shown_question(existing)
-    existing.review = student_attempt_review(user=user, attempt=existing.attempt, now=now)
-    if existing.choice_id == choice_id:
-        return existing
-    raise AttemptError(ALREADY_ANSWERED, code="already_answered", status=409, answer=existing)
 
 
 def _answer_refusal(attempt: Attempt, *, question_id: int, choice_id: int, position: int | None, now) -> AttemptError:
@@ -263,14 +250,6 @@ def _answer_refusal(attempt: Attempt, *, question_id: int, choice_id: int, posit
         return AttemptError(OTHER_QUESTION, code="question_not_shown", status=400)
     # Not one of the choices the layout shows with this question.
     return AttemptError(CHOICE_NOT_IN_QUESTION, code="choice_not_in_question", status=400)
-
-
-def shown_question(answer: Answer) -> ContentQuestion:
-    """The question as the version ``answer`` records showed it (its ``version_id`` and
-    ``version_token``, from the content cache): its right choice and explanation are the
-    answer's feedback."""
-    key = (answer.version_id, answer.version_token)
-    return version_question(layout_versions([key])[key], position=0)
 
 
 def attempt_finish(*, attempt: Attempt) -> Attempt:

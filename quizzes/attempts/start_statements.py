@@ -1,6 +1,7 @@
-"""The statements that start an attempt, in fixed SQL (``common.sql``): the student's enrollment
-locked and what is read after the lock (their attempts, their overrides of the quiz, the quiz's
-current versions, its pool draws), then the new attempt and its layout. Each is the only
+"""The statements of a quiz's page and of the start of an attempt, in fixed SQL (``common.sql``):
+the published quiz with the student's enrollment, attempts and overrides; for a start, the
+student's enrollment locked and what is read after the lock (their attempts, their overrides of
+the quiz, the quiz's current versions, its pool draws), then the new attempt and its layout. Each is the only
 production definition of its read or write; each runs on the database alias it is given
 (``using``, the default one unless told).
 """
@@ -14,6 +15,7 @@ from common.sql import (
     attnames,
     column,
     fetch_each,
+    fetchall,
     for_key_share,
     for_update,
     insert,
@@ -23,9 +25,11 @@ from common.sql import (
     table,
 )
 from quizzes.attempts.layout import DrawQuestion
+from quizzes.attempts.statements import COURSE_NAMES, QUIZ_NAMES
 from quizzes.models import (
     Attempt,
     AttemptQuestion,
+    Course,
     CourseGroup,
     Enrollment,
     PoolDraw,
@@ -96,15 +100,23 @@ OVERRIDE_NAMES = attnames(QuizOverride)
 
 
 @cache
-def _overrides_sql(using: str) -> str:
-    # The student's own override of the quiz and those of the groups they are in.
+def _overrides_sql(using: str, by_slug: bool = False) -> str:
+    # The student's own override of the quiz (by its id, or its slug) and those of the groups
+    # they are in.
     members = CourseGroup.members.through
+    quiz_id = f"o.{column(QuizOverride, 'quiz_id', using)}"
+    quiz = (
+        f"{quiz_id} = (SELECT {column(Quiz, 'id', using)} FROM {table(Quiz, using)} "
+        f"WHERE {column(Quiz, 'slug', using)} = %s)"
+        if by_slug
+        else f"{quiz_id} = %s"
+    )
     group_id, member_id = column(members, "coursegroup_id", using), column(members, "user_id", using)
     return (
         f"SELECT {select_list(QuizOverride, 'o', OVERRIDE_NAMES, using)} FROM {table(QuizOverride, using)} o "
         f"LEFT JOIN {table(members, using)} m ON m.{group_id} = o.{column(QuizOverride, 'group_id', using)} "
         f"AND m.{member_id} = %s "
-        f"WHERE o.{column(QuizOverride, 'quiz_id', using)} = %s "
+        f"WHERE {quiz} "
         f"AND (o.{column(QuizOverride, 'user_id', using)} = %s OR m.{member_id} IS NOT NULL) "
         f"ORDER BY o.{column(QuizOverride, 'id', using)}"
     )
@@ -193,4 +205,82 @@ def layout_insert(*, attempt_id: int, slots, using: str = DEFAULT_DB_ALIAS) -> N
             for slot in slots
         ],
         using=using,
+    )
+
+
+# A quiz's page ----------------------------------------------------------------------------------
+
+
+@cache
+def _published_quiz_sql(using: str) -> str:
+    return (
+        f"SELECT {select_list(Quiz, 'q', QUIZ_NAMES, using)}, {select_list(Course, 'c', COURSE_NAMES, using)} "
+        f"FROM {table(Quiz, using)} q JOIN {table(Course, using)} c "
+        f"ON c.{column(Course, 'id', using)} = q.{column(Quiz, 'course_id', using)} "
+        f"WHERE q.{column(Quiz, 'slug', using)} = %s AND q.{column(Quiz, 'is_published', using)} = %s"
+    )
+
+
+def published_quiz(slug: str, *, using: str = DEFAULT_DB_ALIAS) -> Quiz | None:
+    """The published quiz with this slug, its course attached, or None."""
+    return _published_quiz_of(fetchall(_published_quiz_sql(using), [slug, True], using=using), using)
+
+
+def _published_quiz_of(found: list[tuple], using: str) -> Quiz | None:
+    if not found:
+        return None
+    width = len(QUIZ_NAMES)
+    quiz = instance(Quiz, QUIZ_NAMES, found[0][:width], using=using)
+    quiz.course = instance(Course, COURSE_NAMES, found[0][width:], using=using)
+    return quiz
+
+
+@cache
+def _enrolled_by_slug_sql(using: str) -> str:
+    return (
+        f"SELECT 1 FROM {table(Enrollment, using)} e "
+        f"JOIN {table(Quiz, using)} q "
+        f"ON q.{column(Quiz, 'course_id', using)} = e.{column(Enrollment, 'course_id', using)} "
+        f"WHERE e.{column(Enrollment, 'user_id', using)} = %s AND q.{column(Quiz, 'slug', using)} = %s"
+    )
+
+
+@cache
+def _attempts_by_slug_sql(using: str) -> str:
+    return (
+        f"SELECT {select_list(Attempt, 'a', ATTEMPT_NAMES, using)} FROM {table(Attempt, using)} a "
+        f"JOIN {table(Quiz, using)} q ON q.{column(Quiz, 'id', using)} = a.{column(Attempt, 'quiz_id', using)} "
+        f"WHERE a.{column(Attempt, 'user_id', using)} = %s AND q.{column(Quiz, 'slug', using)} = %s "
+        f"ORDER BY a.{column(Attempt, 'number', using)} DESC"
+    )
+
+
+class StudentQuiz(NamedTuple):
+    quiz: Quiz | None
+    enrolled: bool
+    attempts: list[Attempt]  # newest first
+    overrides: list[QuizOverride]
+
+
+def published_quiz_for_student(*, slug: str, user_id: int, using: str = DEFAULT_DB_ALIAS) -> StudentQuiz:
+    """In one round trip: the published quiz with this slug (its course attached) or None,
+    whether the user is enrolled in its course, the user's attempts at it, newest first, and
+    their overrides of it (``student_overrides``)."""
+    found, enrolled, attempts, overrides = fetch_each(
+        [
+            (_published_quiz_sql(using), [slug, True]),
+            (_enrolled_by_slug_sql(using), [user_id, slug]),
+            (_attempts_by_slug_sql(using), [user_id, slug]),
+            (_overrides_sql(using, by_slug=True), [user_id, slug, user_id]),
+        ],
+        using=using,
+    )
+    quiz = _published_quiz_of(found, using)
+    if quiz is None:
+        return StudentQuiz(None, False, [], [])
+    return StudentQuiz(
+        quiz,
+        bool(enrolled),
+        [instance(Attempt, ATTEMPT_NAMES, row, using=using) for row in attempts],
+        [instance(QuizOverride, OVERRIDE_NAMES, row, using=using) for row in overrides],
     )

@@ -1,6 +1,7 @@
 """The statements of a student's attempts, in fixed SQL (``common.sql``): the attempt and its
-answers, an answer's lock and graded INSERT, the start of an attempt, and the dashboard's
-courses, quizzes and attempts. Each is the only production definition of its read or write.
+answers, an answer's lock and graded INSERT, and the dashboard's courses, quizzes and attempts
+(the quiz's page and the start of an attempt: ``quizzes.attempts.start_statements``). Each is
+the only production definition of its read or write.
 
 Each function runs on the database alias it is given (``using``, the default one unless told).
 """
@@ -14,7 +15,6 @@ from common.sql import (
     attnames,
     column,
     database,
-    fetch_each,
     fetchall,
     for_update,
     in_one_message,
@@ -342,69 +342,3 @@ def courses_of_student(
             attempt = rest[quiz_width:] if rest[quiz_width] is not None else None
             quizzes.append((instance(Quiz, QUIZ_NAMES, rest[:quiz_width], using=using), attempt))
     return enrolled, joinable, quizzes
-
-
-# Arriving at a quiz -----------------------------------------------------------------------------
-
-
-@cache
-def _published_quiz_sql(using: str) -> str:
-    return (
-        f"SELECT {select_list(Quiz, 'q', QUIZ_NAMES, using)}, {select_list(Course, 'c', COURSE_NAMES, using)} "
-        f"FROM {table(Quiz, using)} q JOIN {table(Course, using)} c "
-        f"ON c.{column(Course, 'id', using)} = q.{column(Quiz, 'course_id', using)} "
-        f"WHERE q.{column(Quiz, 'slug', using)} = %s AND q.{column(Quiz, 'is_published', using)} = %s"
-    )
-
-
-def published_quiz(slug: str, *, using: str = DEFAULT_DB_ALIAS) -> Quiz | None:
-    """The published quiz with this slug, its course attached, or None."""
-    return _published_quiz_of(fetchall(_published_quiz_sql(using), [slug, True], using=using), using)
-
-
-def _published_quiz_of(found: list[tuple], using: str) -> Quiz | None:
-    if not found:
-        return None
-    width = len(QUIZ_NAMES)
-    quiz = instance(Quiz, QUIZ_NAMES, found[0][:width], using=using)
-    quiz.course = instance(Course, COURSE_NAMES, found[0][width:], using=using)
-    return quiz
-
-
-@cache
-def _enrolled_by_slug_sql(using: str) -> str:
-    return (
-        f"SELECT 1 FROM {table(Enrollment, using)} e "
-        f"JOIN {table(Quiz, using)} q "
-        f"ON q.{column(Quiz, 'course_id', using)} = e.{column(Enrollment, 'course_id', using)} "
-        f"WHERE e.{column(Enrollment, 'user_id', using)} = %s AND q.{column(Quiz, 'slug', using)} = %s"
-    )
-
-
-@cache
-def _attempts_by_slug_sql(using: str) -> str:
-    return (
-        f"SELECT {select_list(Attempt, 'a', ATTEMPT_NAMES, using)} FROM {table(Attempt, using)} a "
-        f"JOIN {table(Quiz, using)} q ON q.{column(Quiz, 'id', using)} = a.{column(Attempt, 'quiz_id', using)} "
-        f"WHERE a.{column(Attempt, 'user_id', using)} = %s AND q.{column(Quiz, 'slug', using)} = %s "
-        f"ORDER BY a.{column(Attempt, 'number', using)} DESC"
-    )
-
-
-def published_quiz_for_student(
-    *, slug: str, user_id: int, using: str = DEFAULT_DB_ALIAS
-) -> tuple[Quiz | None, bool, list[Attempt]]:
-    """In one round trip: the published quiz with this slug (its course attached) or None,
-    whether the user is enrolled in its course, and the user's attempts at it, newest first."""
-    found, enrolled, attempts = fetch_each(
-        [
-            (_published_quiz_sql(using), [slug, True]),
-            (_enrolled_by_slug_sql(using), [user_id, slug]),
-            (_attempts_by_slug_sql(using), [user_id, slug]),
-        ],
-        using=using,
-    )
-    quiz = _published_quiz_of(found, using)
-    if quiz is None:
-        return None, False, []
-    return quiz, bool(enrolled), [instance(Attempt, ATTEMPT_NAMES, row, using=using) for row in attempts]

@@ -25,7 +25,6 @@ from quizzes.attempts.selectors import (
     student_attempt_with_answers,
     student_dashboard,
     student_quiz_get,
-    student_quiz_rules,
 )
 from quizzes.attempts.services import (
     ATTEMPT_FINISHED,
@@ -87,16 +86,15 @@ def quiz_detail(request, slug):
     in_progress = next((attempt for attempt in attempts if not attempt.is_finished), None)
     if in_progress is not None and (finished := timing.overdue_finish(request, in_progress)):
         return finished
-    quiz_rules = student_quiz_rules(user=request.user, quiz=quiz)
     content = quiz_content(quiz.pk)
     context = {
         "quiz": quiz,
         "question_count": layout_size(content.questions, DrawSettings.of(quiz, content.pool_draws)),
         "attempts": attempts,
         "in_progress": in_progress,
-        "attempts_left": quiz_rules.attempts_left(quiz.attempts_used),
+        "attempts_left": quiz.attempts_left,
         "practice_attempts": practice_attempts,
-        **timing.quiz_facts(quiz, quiz_rules, timezone.now()),
+        **timing.quiz_facts(quiz, quiz.rules, timezone.now()),
     }
     return render(request, "quizzes/quiz_detail.html", context)
 

@@ -34,6 +34,12 @@ ATTEMPT_FIELDS = {
     "passed",
     "pass_mark",
     "answers",
+    "is_practice",
+    "deadline",
+    "time_left",
+    "feedback_timing",
+    "show_right_answer",
+    "feedback_shown",
 }
 FEEDBACK_FIELDS = {
     "question",
@@ -43,6 +49,7 @@ FEEDBACK_FIELDS = {
     "regraded",
     "explanation",
     "explanation_language",
+    "feedback_shown",
     "language",
     "answered_at",
 }

@@ -6,9 +6,12 @@ and wrong choices, so only a ``correct``-like key or an explanation could
 give the answer away: neither may appear before the question is answered.
 """
 
-import pytest
+from datetime import UTC, datetime, timedelta
 
-from quizzes.models import Quiz
+import pytest
+import time_machine
+
+from quizzes.models import FeedbackTiming, Quiz
 from tests.api import (
     PROGRESS_URL,
     QUIZZES_URL,
@@ -231,3 +234,104 @@ def test_another_students_answers_do_not_leak(client, learner, quiz):
     response = client.get(attempt_url(other_attempt))
     assert response.status_code == 404
     assert_no_leak(response)
+
+
+# The review options (feedback_timing x show_right_answer) on every response that can carry feedback.
+
+NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+CLOSES_AT = NOW + timedelta(days=1)
+
+
+def assert_feedback(feedback: dict, quiz, *, shown: bool, right_shown: bool, language: str = "en") -> None:
+    """Question 1's feedback (answered wrong) shows what the review shows, and only that."""
+    right_choice = quiz.questions.get(position=1).choices.get(is_correct=True)
+    assert feedback["feedback_shown"] is shown
+    if shown:
+        assert (feedback["correct"], feedback["regraded"]) == (False, False)
+        assert (feedback["explanation"], feedback["explanation_language"]) == (marker(1, language), language)
+    else:
+        assert [feedback[name] for name in ("correct", "regraded", "explanation", "explanation_language")] == [None] * 4
+    assert feedback["correct_choice"] == (right_choice.pk if right_shown else None)
+
+
+def assert_shows(response, quiz, *, shown: bool, right_shown: bool, language: str = "en") -> None:
+    """An answer's or an attempt's response: its feedback as the review shows it, no other."""
+    assert response.status_code in (200, 201), response.content[:300]
+    body = response.json()
+    feedbacks = [body] if "answers" not in body else body["answers"]
+    if "questions" in body:
+        feedbacks += [item["feedback"] for item in body["questions"] if item["feedback"] is not None]
+    assert feedbacks
+    for feedback in feedbacks:
+        assert_feedback(feedback, quiz, shown=shown, right_shown=right_shown, language=language)
+    # Withheld, its keys are there (null): no other question's, nor this one's explanation.
+    assert_no_leak(response, allowed_positions={1})
+    if not shown:
+        assert MARKER.encode() not in response.content
+
+
+@pytest.mark.parametrize("show_right_answer", [True, False], ids=["right-answer", "no-right-answer"])
+@pytest.mark.parametrize("timing", list(FeedbackTiming.values))
+def test_every_response_honours_the_review_options(client, quiz, timing, show_right_answer):
+    Quiz.objects.filter(pk=quiz.pk).update(
+        feedback_timing=timing, show_right_answer=show_right_answer, closes_at=CLOSES_AT
+    )
+    q1 = quiz.questions.get(position=1)
+    chosen = q1.choices.filter(is_correct=False).first()
+
+    def every_response(*, shown: bool, before_finish: bool) -> None:
+        right_shown = shown and show_right_answer
+        if before_finish:
+            assert_shows(answer(client, attempt_id, chosen, **key("a1")), quiz, shown=shown, right_shown=right_shown)
+            assert_shows(answer(client, attempt_id, chosen), quiz, shown=shown, right_shown=right_shown)  # a retry
+        replay = answer(client, attempt_id, chosen, **key("a1"))
+        assert (replay.status_code, replay["Idempotent-Replayed"]) == (201, "true")
+        assert_shows(replay, quiz, shown=shown, right_shown=right_shown)
+        replay = client.post(start_url(SLUG), format="json", **key("s1"))
+        assert (replay.status_code, replay["Idempotent-Replayed"]) == (201, "true")
+        assert_shows(replay, quiz, shown=shown, right_shown=right_shown)
+        for language in LANGUAGES:
+            response = client.get(attempt_url(attempt_id), {"lang": language})
+            assert_shows(response, quiz, shown=shown, right_shown=right_shown, language=language)
+            assert response.json()["feedback_shown"] is shown
+            assert (response.json()["feedback_timing"], response.json()["show_right_answer"]) == (
+                timing,
+                show_right_answer,
+            )
+        refused = answer(client, attempt_id, q1.choices.get(is_correct=True))
+        assert_error(refused, 409, "already_answered" if before_finish else "attempt_finished")
+        assert_no_leak(refused)
+        for url, headers in every_read(None):  # the quiz, the list, the progress: nothing
+            assert_no_leak(client.get(url, **headers))
+
+    with time_machine.travel(NOW, tick=False) as clock:
+        attempt_id = client.post(start_url(SLUG), format="json", **key("s1")).json()["id"]
+        every_response(shown=timing == FeedbackTiming.IMMEDIATELY, before_finish=True)
+
+        client.post(finish_url(attempt_id))
+        every_response(shown=timing in (FeedbackTiming.IMMEDIATELY, FeedbackTiming.AFTER_ATTEMPT), before_finish=False)
+
+        clock.move_to(CLOSES_AT)
+        every_response(shown=timing != FeedbackTiming.NEVER, before_finish=False)
+
+
+def test_a_replay_shows_no_more_than_the_review_shows_now(client, quiz):
+    attempt_id = start(client, SLUG, **key("s1"))
+    first = answer(client, attempt_id, quiz.questions.get(position=1).choices.get(is_correct=True), **key("a1"))
+    assert first.json()["explanation"] == marker(1, "en")
+
+    Quiz.objects.filter(pk=quiz.pk).update(feedback_timing=FeedbackTiming.NEVER)  # the teacher changes their mind
+
+    for response in (
+        answer(client, attempt_id, quiz.questions.get(position=1).choices.get(is_correct=True), **key("a1")),
+        client.post(start_url(SLUG), format="json", **key("s1")),
+    ):
+        assert response["Idempotent-Replayed"] == "true"
+        assert MARKER.encode() not in response.content
+        body = response.json()
+        for feedback in body.get("answers", [body]):
+            assert (feedback["correct"], feedback["correct_choice"], feedback["feedback_shown"]) == (None, None, False)
+
+
+def key(value: str) -> dict:
+    return {"HTTP_IDEMPOTENCY_KEY": value}

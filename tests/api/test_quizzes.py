@@ -219,7 +219,15 @@ def test_detail_questions_and_choices_with_ids_in_order(student_api, gc_quiz):
         "shuffle_choices",
         "questions_per_attempt",
         "pool_draws",
-    } | {"questions"}
+    } | {"questions"} | {
+        "attempts_left",
+        "opens_at",
+        "closes_at",
+        "is_open",
+        "time_limit",
+        "feedback_timing",
+        "show_right_answer",
+    }
     assert (body["shuffle_questions"], body["shuffle_choices"], body["questions_per_attempt"]) == (False, False, 0)
     assert body["pool_draws"] == []
     questions = list(gc_quiz.questions.order_by("position"))

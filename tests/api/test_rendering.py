@@ -9,9 +9,11 @@ the rows and from the content snapshot, the feedback from the snapshot and from 
 """
 
 import json
+from datetime import UTC, datetime, timedelta
 
 import pytest
-from django.utils import translation
+import time_machine
+from django.utils import timezone, translation
 
 from common.serializer_render import renderer
 from quizzes.api.serializers import (
@@ -30,12 +32,12 @@ from quizzes.attempts.selectors import (
     student_quiz_get,
     student_quizzes,
 )
-from quizzes.attempts.services import attempt_answer_submit, attempt_finish, attempt_start
+from quizzes.attempts.services import attempt_answer_submit, attempt_finish, attempt_start, practice_start
 from quizzes.content.archive import questions_archive
 from quizzes.content.cache import quiz_content, version_question
-from quizzes.models import Answer
+from quizzes.models import Answer, CourseGroup, FeedbackTiming, Quiz, QuizOverride
 from tests.factories import ChoiceFactory, EnrollmentFactory, QuestionFactory, QuizFactory
-from tests.progress_oracle import attempt_oracle, quiz_detail_oracle
+from tests.progress_oracle import attempt_oracle, student_quiz_detail_oracle
 
 GC = "gradient-checkpointing"
 ARC = "activation-recomputation-tradeoffs"
@@ -110,7 +112,7 @@ class TestQuizzes:
         archived = content[GC].questions.get(position=2).choices.get(position=3)
         archived.is_archived = True
         archived.save()
-        quiz = quiz_detail_oracle(user=student).get(slug=GC)
+        quiz = student_quiz_detail_oracle(user=student, slug=GC)
         found = assert_as_drf(QuizDetailSerializer, quiz)
         assert len(found["questions"]) == 8 and found["in_progress_attempt"] is not None
 
@@ -122,7 +124,7 @@ class TestQuizzes:
         questions = render.nested("questions")(snapshot.questions)
         assert json.dumps(questions) == json.dumps(QuestionSerializer(snapshot.questions, many=True).data)
         assert json.dumps(questions) == json.dumps(
-            QuizDetailSerializer(quiz_detail_oracle(user=student).get(slug=GC)).data["questions"]
+            QuizDetailSerializer(student_quiz_detail_oracle(user=student, slug=GC)).data["questions"]
         )
         assert_as_drf(QuizProgressSerializer, quiz)
         detail = render(quiz, questions=questions, pool_draws=[])
@@ -178,6 +180,7 @@ class TestFeedback:
             from_cache = assert_as_drf(AnswerFeedbackSerializer, answer)
             recorded = Answer.objects.select_related("version").get(pk=answer.pk)
             recorded.content_question = version_question(recorded.version, position=position)
+            recorded.review = answer.review
             assert_as_drf(AnswerFeedbackSerializer, recorded, from_cache)  # the cache tells the version's truth
             assert from_cache["correct"] is right and from_cache["regraded"] is False
 
@@ -221,3 +224,68 @@ class TestProgress:
         assert sum(course["quizzes_total"] for course in found) == 3
         for course in courses:
             assert_as_drf(CourseProgressSerializer, course)
+
+
+class TestTeachersSettings:
+    """The attempt's deadline and time left, feedback withheld by the review, the student's
+    dates and limits (their overrides applied), a practice attempt: as DRF renders them."""
+
+    @pytest.fixture
+    def clock(self):
+        with time_machine.travel(datetime(2026, 12, 1, 9, 0, tzinfo=UTC), tick=False) as traveller:
+            yield traveller
+
+    @pytest.fixture
+    def timed(self, content, student, clock):
+        quiz = content[GC]
+        quiz.time_limit = timedelta(minutes=20)
+        quiz.closes_at = timezone.now() + timedelta(days=1)
+        quiz.feedback_timing = FeedbackTiming.AFTER_ATTEMPT
+        quiz.show_right_answer = False
+        quiz.save()
+        group = CourseGroup.objects.create(course=quiz.course, name="extra time")
+        group.members.add(student)
+        QuizOverride.objects.create(quiz=quiz, group=group, time_limit=timedelta(minutes=40), max_attempts=3)
+        QuizOverride.objects.create(quiz=quiz, user=student, opens_at=timezone.now() - timedelta(hours=1))
+        return quiz
+
+    def test_a_timed_attempt_with_its_feedback_withheld_then_shown(self, student, timed, clock):
+        attempt, _created = attempt_start(user=student, quiz=timed)
+        answer = answer_with_snapshot(student, attempt, timed, 1, right=False)
+        found = assert_as_drf(AnswerFeedbackSerializer, answer)
+        assert (found["correct"], found["explanation"], found["feedback_shown"]) == (None, None, False)
+        clock.shift(timedelta(minutes=5))
+        found = attempt_rendered(student, attempt.pk)
+        assert_as_drf(AttemptSerializer, attempt_oracle(attempt.pk), found)
+        assert (found["time_left"], found["feedback_timing"], found["show_right_answer"]) == (
+            35 * 60,
+            "after_attempt",
+            False,
+        )
+        attempt_finish(attempt=attempt)
+        found = attempt_rendered(student, attempt.pk)
+        assert_as_drf(AttemptSerializer, attempt_oracle(attempt.pk), found)
+        (shown,) = found["answers"]
+        assert (shown["correct"], shown["correct_choice"], shown["feedback_shown"]) == (False, None, True)
+
+    def test_the_students_quiz(self, student, timed):
+        quiz, _enrolled, _attempts = student_quiz_get(user=student, slug=GC)
+        render = renderer(QuizDetailSerializer)
+        questions = render.nested("questions")(quiz_content(quiz.pk).questions)
+        detail = render(quiz, questions=questions, pool_draws=[])
+        expected = QuizDetailSerializer(student_quiz_detail_oracle(user=student, slug=GC)).data
+        assert json.dumps(detail) == json.dumps(expected)
+        assert (detail["time_limit"], detail["max_attempts"], detail["attempts_left"]) == (40 * 60, 3, 3)
+        assert detail["is_open"] is True and detail["opens_at"] is not None
+
+    def test_a_practice(self, student, timed):
+        Quiz.objects.filter(pk=timed.pk).update(feedback_timing=FeedbackTiming.IMMEDIATELY)
+        attempt, _created = attempt_start(user=student, quiz=timed)
+        answer_with_snapshot(student, attempt, timed, 1, right=True)
+        assert_as_drf(AttemptResultSerializer, attempt_finish(attempt=attempt))
+        practice, _created = practice_start(user=student, attempt_id=attempt.pk)
+        answer_with_snapshot(student, practice, timed, 2, right=False)
+        found = attempt_rendered(student, practice.pk)
+        assert_as_drf(AttemptSerializer, attempt_oracle(practice.pk), found)
+        assert (found["is_practice"], found["deadline"], found["time_left"]) == (True, None, None)
+        assert_as_drf(AttemptResultSerializer, attempt_finish(attempt=practice))

@@ -16,6 +16,7 @@ PATHS = {
     "/api/v1/attempts/{id}/": {"get"},
     "/api/v1/attempts/{id}/answers/": {"post"},
     "/api/v1/attempts/{id}/finish/": {"post"},
+    "/api/v1/attempts/{id}/practice/": {"post"},
     "/api/v1/progress/": {"get"},
 }
 
@@ -99,6 +100,39 @@ def test_schema_of_quiz_content_has_no_correct_or_explanation(schema):
     for name in ("QuizDetail", "Question", "Choice", "QuizProgress", "CourseProgress"):
         properties = set(components[name]["properties"])
         assert not {p for p in properties if "correct" in p or "explanation" in p}, name
+
+
+def test_schema_documents_the_teachers_settings(schema):
+    components = schema["components"]["schemas"]
+    attempt = components["Attempt"]["properties"]
+    for name in ("deadline", "time_left"):
+        assert attempt[name]["nullable"] is True and attempt[name]["description"], name
+    assert attempt["time_left"]["type"] == "integer"
+    assert {"is_practice", "feedback_timing", "show_right_answer", "feedback_shown"} <= set(attempt)
+    assert "is_practice" in components["AttemptResult"]["properties"]
+    quiz = components["QuizDetail"]["properties"]
+    for name in ("opens_at", "closes_at", "time_limit", "attempts_left"):
+        assert quiz[name]["nullable"] is True and quiz[name]["description"], name
+    assert quiz["time_limit"]["type"] == "integer"
+    assert {"max_attempts", "is_open", "feedback_timing", "show_right_answer"} <= set(quiz)
+    timings = components["FeedbackTimingEnum"]["enum"]
+    assert set(timings) == {"immediately", "after_attempt", "after_close", "never"}
+    feedback = components["AnswerFeedback"]["properties"]
+    for name in ("correct", "correct_choice", "regraded", "explanation", "explanation_language"):
+        assert feedback[name]["nullable"] is True and "null" in feedback[name]["description"].lower(), name
+
+
+def test_schema_documents_the_settings_error_codes(schema):
+    start = schema["paths"]["/api/v1/quizzes/{slug}/attempts/"]["post"]["responses"]
+    assert {"quiz_not_open", "quiz_closed"} <= set(re.findall(r"[a-z_]+", start["403"]["description"]))
+    answers = schema["paths"]["/api/v1/attempts/{id}/answers/"]["post"]["responses"]
+    assert "deadline_passed" in answers["409"]["description"]
+    practice = schema["paths"]["/api/v1/attempts/{id}/practice/"]["post"]
+    assert {"200", "201", "403", "404", "409"} <= set(practice["responses"])
+    for code in ("attempt_not_finished", "review_not_available", "nothing_to_practise"):
+        assert code in practice["responses"]["409"]["description"], code
+    assert practice["responses"]["409"]["content"]["application/json"]["schema"]["$ref"] == "#/components/schemas/Error"
+    assert any(parameter["name"] == "Idempotency-Key" for parameter in practice["parameters"])
 
 
 def test_spectacular_validates_without_warnings(db, tmp_path, capsys):

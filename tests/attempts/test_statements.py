@@ -5,6 +5,7 @@ SQLite and PostgreSQL (their converters differ: SQLite returns datetimes as
 text and booleans as integers).
 """
 
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,18 @@ from quizzes.accounts import statements as account_statements
 from quizzes.attempts import start_statements, statements
 from quizzes.attempts.layout import Slot
 from quizzes.attempts.services import attempt_answer_submit, attempt_finish, attempt_start
-from quizzes.models import Answer, Attempt, AttemptQuestion, Choice, Course, PoolDraw, Question, Quiz
+from quizzes.models import (
+    Answer,
+    Attempt,
+    AttemptQuestion,
+    Choice,
+    Course,
+    CourseGroup,
+    PoolDraw,
+    Question,
+    Quiz,
+    QuizOverride,
+)
 from tests.factories import current_version
 
 GC = "gradient-checkpointing"
@@ -102,14 +114,28 @@ def test_recorded_answer_is_the_orm_row_with_its_attempt(student, other_student,
 
 def test_published_quiz_for_student_is_the_orm_rows(student, outsider, other_student, quiz, answered):
     attempt_start(user=other_student, quiz=quiz)  # someone else's attempt: not theirs
-    found, enrolled, attempts = statements.published_quiz_for_student(slug=GC, user_id=student.pk)
+    group = CourseGroup.objects.create(course=quiz.course, name="extra time")
+    group.members.add(student)
+    own = QuizOverride.objects.create(quiz=quiz, user=student, max_attempts=5)
+    theirs = QuizOverride.objects.create(quiz=quiz, group=group, time_limit=timedelta(minutes=30))
+    QuizOverride.objects.create(quiz=quiz, user=other_student, max_attempts=9)  # someone else's
+    found, enrolled, attempts, overrides = start_statements.published_quiz_for_student(slug=GC, user_id=student.pk)
     assert fields(found) == fields(quiz) and fields(found.course) == fields(Course.objects.get(pk=quiz.course_id))
     expected = Attempt.objects.filter(user=student, quiz=quiz).order_by("-number")
     assert enrolled is True and [fields(attempt) for attempt in attempts] == [fields(a) for a in expected]
-    assert statements.published_quiz_for_student(slug=GC, user_id=outsider.pk)[1:] == (False, [])
+    assert [fields(override) for override in overrides] == [fields(own), fields(theirs)]
+    assert [fields(o) for o in overrides] == [
+        fields(o) for o in start_statements.student_overrides(user_id=student.pk, quiz_id=quiz.pk)
+    ]
+    assert start_statements.published_quiz_for_student(slug=GC, user_id=outsider.pk)[1:] == (False, [], [])
     Quiz.objects.filter(pk=quiz.pk).update(is_published=False)
-    assert statements.published_quiz_for_student(slug=GC, user_id=student.pk) == (None, False, [])
-    assert statements.published_quiz_for_student(slug="no-such-quiz", user_id=student.pk) == (None, False, [])
+    assert start_statements.published_quiz_for_student(slug=GC, user_id=student.pk) == (None, False, [], [])
+    assert start_statements.published_quiz_for_student(slug="no-such-quiz", user_id=student.pk) == (
+        None,
+        False,
+        [],
+        [],
+    )
 
 
 def test_inserted_rows_are_what_the_database_holds(student, quiz, answered):
@@ -231,11 +257,11 @@ def test_a_second_answer_raises_and_leaves_no_transaction_open(in_one_message, s
 
 
 def test_published_quiz_and_courses_are_the_orm_rows(student, quiz):
-    found = statements.published_quiz(GC)
+    found = start_statements.published_quiz(GC)
     assert fields(found) == fields(quiz)
     assert fields(found.course) == fields(Course.objects.get(pk=quiz.course_id))
     Quiz.objects.filter(pk=quiz.pk).update(is_published=False)
-    assert statements.published_quiz(GC) is None
+    assert start_statements.published_quiz(GC) is None
     enrolled, joinable, quiz_rows = statements.courses_of_student(student.pk)
     assert [fields(course) for course in enrolled] == [fields(quiz.course)]
     expected = Course.objects.filter(allow_self_enrollment=True).exclude(enrollments__user=student).order_by("slug")
@@ -479,10 +505,12 @@ def test_a_read_with_using_runs_on_that_connection_and_builds_its_instances(stud
         attempt, _layout, answers = statements.attempt_with_answers(
             attempt_id=first.pk, user_id=student.pk, using="other"
         )
-        found, enrolled, attempts = statements.published_quiz_for_student(slug=GC, user_id=student.pk, using="other")
+        found, enrolled, attempts, _overrides = start_statements.published_quiz_for_student(
+            slug=GC, user_id=student.pk, using="other"
+        )
         enrolled_in, _joinable, quiz_rows = statements.courses_of_student(student.pk, using="other")
-    # One message each on PostgreSQL; the quiz's three reads one by one on SQLite.
-    assert len(on_other.captured_queries) == (4 if connection.vendor == "postgresql" else 6)
+    # One message each on PostgreSQL; the quiz's four reads one by one on SQLite.
+    assert len(on_other.captured_queries) == (4 if connection.vendor == "postgresql" else 7)
     assert on_default.captured_queries == []
     built = [user, attempt, *answers.values(), found, found.course, *attempts, *enrolled_in]
     built += [row for row, _attempt in quiz_rows]
@@ -581,12 +609,11 @@ def test_with_server_side_binding_a_transactions_reads_go_one_by_one(student, qu
     # A prepared statement holds one command: several statements may not share a message.
     monkeypatch.setitem(connection.settings_dict["OPTIONS"], "server_side_binding", True)
     with CaptureQueriesContext(connection) as queries, transaction.atomic():
-        enrolled, _attempts, _questions, _draws = start_statements.start_reads(
-            user_id=student.pk, course_id=quiz.course_id, quiz_id=quiz.pk
-        )
-    assert enrolled is True
+        reads = start_statements.start_reads(user_id=student.pk, course_id=quiz.course_id, quiz_id=quiz.pk)
+    assert reads.enrolled is True
     sent = [query["sql"] for query in queries.captured_queries if "SAVEPOINT" not in query["sql"]]
-    assert len(sent) == 5 and not any("; " in sql for sql in sent)
+    # The lock, the attempts, the overrides, the quiz's key share, its versions, its pool draws.
+    assert len(sent) == 6 and not any("; " in sql for sql in sent)
 
 
 # Every fixed INSERT writes every column --------------------------------------------------------
