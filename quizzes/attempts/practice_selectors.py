@@ -3,12 +3,12 @@ and 7 days after they were finished."""
 
 from datetime import date, datetime, time, timedelta
 
-from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery, Value
-from django.db.models.functions import Coalesce
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
-from quizzes.attempts.selectors import student_attempt_review
-from quizzes.models import Answer, Attempt, AttemptQuestion, Enrollment
+from quizzes.attempts import rules
+from quizzes.attempts.selectors import attempts_missed_questions, student_attempt_review
+from quizzes.models import Attempt, Enrollment
 
 # Days after an attempt when its missed questions are offered again (the expanding intervals
 # of spaced repetition).
@@ -22,8 +22,9 @@ def practice_due(*, user, today: date) -> list[Attempt]:
     of a published quiz of a course they are still enrolled in; the newest of each quiz, newest
     first, each with its ``quiz``.
 
-    One query; plus, for a quiz whose feedback waits for its close, the student's overrides of
-    it, read only then.
+    Three queries when some attempt was finished on those days (the attempts, then their layouts
+    and right answers: ``selectors.attempts_missed_questions``), one otherwise; plus, for a quiz
+    whose feedback waits for its close, the student's overrides of it, read only then.
     """
     zone = timezone.get_current_timezone()
     days = Q()
@@ -33,27 +34,21 @@ def practice_due(*, user, today: date) -> list[Attempt]:
         start = datetime.combine(day, time.min, tzinfo=zone)
         end = datetime.combine(day + timedelta(days=1), time.min, tzinfo=zone)
         days |= Q(finished_at__gte=start, finished_at__lt=end)
-    attempts = (
+    attempts = list(
         Attempt.objects.filter(days, user=user, is_practice=False, state=Attempt.State.FINISHED)
         .filter(quiz__is_published=True)
         .filter(Exists(Enrollment.objects.filter(user=user, course_id=OuterRef("quiz__course_id"))))
-        .annotate(missed_count=_count(AttemptQuestion.objects.all()) - _count(Answer.objects.filter(is_correct=True)))
-        .filter(missed_count__gt=0)
         .select_related("quiz")
         .order_by("-finished_at", "-pk")
     )
+    missed = attempts_missed_questions([attempt.pk for attempt in attempts]) if attempts else {}
     now = timezone.now()
     due, seen = [], set()
     for attempt in attempts:
-        if attempt.quiz_id in seen:
+        review = student_attempt_review(user=user, attempt=attempt, now=now)
+        if attempt.quiz_id in seen or not rules.practice_offered(attempt, review, missed[attempt.pk]):
             continue
         seen.add(attempt.quiz_id)
-        if student_attempt_review(user=user, attempt=attempt, now=now).correctness:
-            due.append(attempt)
+        attempt.missed_count = len(missed[attempt.pk])
+        due.append(attempt)
     return due
-
-
-def _count(rows):
-    """A subquery: how many of ``rows`` (AttemptQuestion or Answer) belong to the outer attempt."""
-    counted = rows.filter(attempt_id=OuterRef("pk")).order_by().values("attempt_id").annotate(n=Count("pk"))
-    return Coalesce(Subquery(counted.values("n"), output_field=IntegerField()), Value(0))

@@ -144,3 +144,16 @@ def attempt_review(*, quiz, attempt, closes_at, now: datetime) -> Review:
     else:
         shown = False
     return Review(correctness=shown, right_answer=shown and quiz.show_right_answer)
+
+
+def missed_question_ids(asked, answered_right) -> set[int]:
+    """The questions an attempt missed: those of its layout (``asked``) not answered right
+    (``answered_right``); unanswered ones are missed too. What a practice of it asks."""
+    return set(asked) - set(answered_right)
+
+
+def practice_offered(attempt, review: Review, missed) -> bool:
+    """Whether a practice of ``attempt``'s ``missed`` questions may start: it is finished, it
+    missed some, and its ``review`` already shows which answers were right (a practice shows
+    its feedback at once)."""
+    return attempt.is_finished and review.correctness and bool(missed)

@@ -1,5 +1,6 @@
 """Reads of a student's quizzes and attempts, with their progress."""
 
+from collections import defaultdict
 from dataclasses import dataclass
 
 from django.db.models import F
@@ -207,3 +208,18 @@ def student_quizzes(*, user) -> list[Quiz]:
     then slug (all courses together): ``student_courses``'s quizzes, from its one statement."""
     quizzes = [quiz for course in student_courses(user=user) for quiz in course.progress_quizzes]
     return sorted(quizzes, key=lambda quiz: (quiz.position, quiz.slug))
+
+
+def attempts_missed_questions(attempt_ids) -> dict[int, set[int]]:
+    """The questions each of these attempts missed (``rules.missed_question_ids``), by attempt
+    id: two queries, their layouts and their right answers."""
+    asked, right = defaultdict(list), defaultdict(list)
+    layouts = AttemptQuestion.objects.filter(attempt_id__in=attempt_ids).values_list("attempt_id", "question_id")
+    for attempt_id, question_id in layouts:
+        asked[attempt_id].append(question_id)
+    answers = Answer.objects.filter(attempt_id__in=attempt_ids, is_correct=True).values_list(
+        "attempt_id", "question_id"
+    )
+    for attempt_id, question_id in answers:
+        right[attempt_id].append(question_id)
+    return {attempt_id: rules.missed_question_ids(asked[attempt_id], right[attempt_id]) for attempt_id in attempt_ids}

@@ -16,7 +16,12 @@ from django.utils.translation import gettext_lazy as _
 from common.dates import local_datetime
 from quizzes.attempts import rules, start_statements, statements
 from quizzes.attempts.layout import DrawSettings, layout_draw
-from quizzes.attempts.selectors import shown_question, student_answer_get, student_attempt_review
+from quizzes.attempts.selectors import (
+    attempts_missed_questions,
+    shown_question,
+    student_answer_get,
+    student_attempt_review,
+)
 from quizzes.models import Answer, Attempt, AttemptQuestion, Question, Quiz
 
 QUIZ_UNAVAILABLE = _("This quiz is not available.")
@@ -161,20 +166,13 @@ def practice_start(*, user, attempt_id: int) -> tuple[Attempt, bool]:
         current = next((attempt for attempt in practices if attempt.state == Attempt.State.IN_PROGRESS), None)
         if current is not None:
             return current, False
-        missed = attempt_missed_question_ids(source)
+        missed = attempts_missed_questions([source.pk])[source.pk]
         questions = [question for question in reads.questions if question.id in missed]
         if not questions:
             raise AttemptError(NOTHING_MISSED, code="nothing_to_practise", status=409)
         slots = layout_draw(questions, DrawSettings(quiz.shuffle_questions, quiz.shuffle_choices, 0, {}))
         number = max((attempt.number for attempt in practices), default=0) + 1
         return _attempt_create(user, quiz, slots, number=number, is_practice=True, started_at=now, deadline=None)
-
-
-def attempt_missed_question_ids(attempt: Attempt) -> set[int]:
-    """The questions of a finished attempt's layout not answered right."""
-    asked = AttemptQuestion.objects.filter(attempt_id=attempt.pk).values_list("question_id", flat=True)
-    right = Answer.objects.filter(attempt_id=attempt.pk, is_correct=True).values_list("question_id", flat=True)
-    return set(asked) - set(right)
 
 
 def attempt_answer_submit(

@@ -6,6 +6,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from quizzes.attempts import rules
 from quizzes.attempts.services import AttemptError, practice_start
 from quizzes.models import Attempt
 
@@ -25,8 +26,8 @@ def attempt_practice(request, pk):
 
 
 def practice_offered(attempt: Attempt, content, answers: dict) -> bool:
-    """Whether a finished attempt's result offers to practise what it missed: some question of
-    its layout was not answered right, and its review shows which (``attempt.review``)."""
-    if not attempt.is_finished or not attempt.review.correctness:
-        return False
-    return any(not (answers.get(q.id) and answers[q.id].is_correct) for q in content.questions)
+    """Whether a result page offers to practise what its attempt missed (``rules.practice_offered``),
+    from the attempt's layout and answers as the page read them."""
+    right = [question_id for question_id, answer in answers.items() if answer.is_correct]
+    missed = rules.missed_question_ids([question.id for question in content.questions], right)
+    return rules.practice_offered(attempt, attempt.review, missed)
