@@ -152,8 +152,13 @@ def missed_question_ids(asked, answered_right) -> set[int]:
     return set(asked) - set(answered_right)
 
 
+def missed_count(attempt) -> int:
+    """How many questions a finished attempt missed: its score counts those answered right."""
+    return attempt.max_score - attempt.score
+
+
 def practice_offered(attempt, review: Review, missed) -> bool:
-    """Whether a practice of ``attempt``'s ``missed`` questions may start: it is finished, it
-    missed some, and its ``review`` already shows which answers were right (a practice shows
-    its feedback at once)."""
+    """Whether a practice of ``attempt``'s ``missed`` questions (or how many) may start: it is
+    finished, it missed some, and its ``review`` already shows which answers were right (a
+    practice shows its feedback at once)."""
     return attempt.is_finished and review.correctness and bool(missed)

@@ -28,7 +28,8 @@ def student_courses(*, user) -> list[Course]:
 
 def student_dashboard(*, user) -> tuple[list[Course], list[Course]]:
     """``student_courses``, and the courses open to self-enrollment that ``user`` has not
-    joined (by slug), from one fixed statement."""
+    joined (by slug), from one fixed statement. Each quiz also has its ``finished_attempts``
+    that count (Attempt instances with their grade, ``finished_at`` and ``quiz`` only)."""
     courses, joinable, quiz_rows = statements.courses_of_student(user.pk)
     return _with_progress(courses, quiz_rows), joinable
 
@@ -37,14 +38,22 @@ def _with_progress(courses: list[Course], quiz_rows) -> list[Course]:
     by_id = {course.pk: course for course in courses}
     for course in courses:
         course.progress_quizzes = []
-    attempts: dict[int, list[grading.AttemptScore]] = {}
-    for quiz, mine in quiz_rows:
-        if quiz.pk not in attempts:
+    attempts: dict[int, list[Attempt]] = {}
+    quizzes: dict[int, Quiz] = {}
+    for row_quiz, mine in quiz_rows:
+        if row_quiz.pk not in quizzes:  # the quiz comes on each of its rows: the first is kept
+            quiz = quizzes[row_quiz.pk] = row_quiz
             attempts[quiz.pk] = []
             quiz.course = by_id[quiz.course_id]
             quiz.course.progress_quizzes.append(quiz)
+            quiz.finished_attempts = []
+        quiz = quizzes[row_quiz.pk]
         if mine is not None:
-            attempts[quiz.pk].append(grading.AttemptScore(*mine))
+            # The statement reads only the attempts that count, and of them what grading reads.
+            mine.quiz_id, mine.is_practice, mine.quiz = quiz.pk, False, quiz
+            attempts[quiz.pk].append(mine)
+            if mine.is_finished:
+                quiz.finished_attempts.append(mine)
     for course in courses:
         for quiz in course.progress_quizzes:
             _set_progress(quiz, attempts[quiz.pk])
@@ -55,7 +64,7 @@ def _with_progress(courses: list[Course], quiz_rows) -> list[Course]:
 def _set_progress(quiz: Quiz, attempts) -> None:
     """The quiz's ``attempts_used``, ``best_percent``, ``passed`` and ``in_progress_id`` from
     the user's attempts at it that count (``grading.quiz_progress``; a practice does not)."""
-    counted = [attempt for attempt in attempts if not getattr(attempt, "is_practice", False)]
+    counted = [attempt for attempt in attempts if not attempt.is_practice]
     quiz.attempts_used, quiz.best_percent, quiz.passed, quiz.in_progress_id = grading.quiz_progress(counted)
 
 

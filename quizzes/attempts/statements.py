@@ -297,6 +297,8 @@ def _answer_version_token_sql(using: str) -> str:
 COURSE_NAMES = attnames(Course)
 QUIZ_NAMES = attnames(Quiz)
 PROGRESS_NAMES = AttemptScore._fields  # ("id", "state", "score", "max_score", "pass_mark"): what grading reads
+# And when each was finished: the dashboard's spaced practice (quizzes/attempts/practice_selectors.py).
+DASHBOARD_ATTEMPT_NAMES = (*PROGRESS_NAMES, "finished_at")
 
 
 @cache
@@ -304,7 +306,7 @@ def _dashboard_sql(using: str) -> str:
     course_id, quiz_id = f"c.{column(Course, 'id', using)}", f"q.{column(Quiz, 'id', using)}"
     return (
         f"SELECT {select_list(Course, 'c', COURSE_NAMES, using)}, e.{column(Enrollment, 'id', using)}, "
-        f"{select_list(Quiz, 'q', QUIZ_NAMES, using)}, {select_list(Attempt, 'a', PROGRESS_NAMES, using)} "
+        f"{select_list(Quiz, 'q', QUIZ_NAMES, using)}, {select_list(Attempt, 'a', DASHBOARD_ATTEMPT_NAMES, using)} "
         f"FROM {table(Course, using)} c "
         f"LEFT JOIN {table(Enrollment, using)} e ON e.{column(Enrollment, 'course_id', using)} = {course_id} "
         f"AND e.{column(Enrollment, 'user_id', using)} = %s "
@@ -327,7 +329,7 @@ def courses_of_student(
     Returns the courses the user is enrolled in and those open to self-enrollment
     they have not joined, each by slug, and the published quizzes of the
     enrolled courses in order, each with one of the user's attempts that count (not practice:
-    id, state, score, max_score, pass_mark) or None: a row per attempt.
+    an Attempt with ``DASHBOARD_ATTEMPT_NAMES`` only) or None: a row per attempt.
     """
     course_width, quiz_width = len(COURSE_NAMES), len(QUIZ_NAMES)
     enrolled, joinable, quizzes = [], [], []
@@ -339,6 +341,8 @@ def courses_of_student(
             course = instance(Course, COURSE_NAMES, course_row, using=using)
             (enrolled if enrollment_id is not None else joinable).append(course)
         if rest[0] is not None:
-            attempt = rest[quiz_width:] if rest[quiz_width] is not None else None
+            attempt = None
+            if rest[quiz_width] is not None:
+                attempt = instance(Attempt, DASHBOARD_ATTEMPT_NAMES, rest[quiz_width:], using=using)
             quizzes.append((instance(Quiz, QUIZ_NAMES, rest[:quiz_width], using=using), attempt))
     return enrolled, joinable, quizzes

@@ -51,7 +51,7 @@ def dashboard(request):
     courses, joinable = student_dashboard(user=request.user)
     for course in courses:
         course.resume = next((quiz for quiz in course.progress_quizzes if quiz.in_progress_id), None)
-    due = practice_due(user=request.user, today=timezone.localdate())
+    due = practice_due(user=request.user, today=timezone.localdate(), courses=courses)
     context = {"courses": courses, "joinable": joinable, "practice_due": due}
     return render(request, "quizzes/dashboard.html", context)
 

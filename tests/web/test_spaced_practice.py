@@ -10,7 +10,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext, override
 
 from quizzes.attempts.practice_selectors import practice_due
-from quizzes.models import Answer, FeedbackTiming, UserPreferences
+from quizzes.models import Answer, Attempt, FeedbackTiming, UserPreferences
 from quizzes.web.jinja_env import date as date_filter
 from quizzes.web.jinja_env import questions_missed
 from tests.factories import AttemptFactory, answer_row
@@ -35,10 +35,15 @@ def finished(user, quiz, *, at=FINISHED, wrong=(1, 2), practice=False):
     right."""
     number = user.attempts.filter(quiz=quiz).count() + 1
     attempt = AttemptFactory(user=user, quiz=quiz, finished=True, finished_at=at, is_practice=practice, number=number)
-    for question in quiz.questions.filter(is_archived=False).prefetch_related("choices"):
+    questions = list(quiz.questions.filter(is_archived=False).prefetch_related("choices"))
+    for question in questions:
         right = question.position not in wrong
         choice = next(c for c in question.choices.all() if c.is_correct == right)
         answer_row(attempt=attempt, question=question, choice=choice, is_correct=right).save()
+    # Graded as a finish grades it: the score counts the answers right, of the layout's questions.
+    score = sum(question.position not in wrong for question in questions)
+    Attempt.objects.filter(pk=attempt.pk).update(score=score, max_score=len(questions))
+    attempt.refresh_from_db()
     return attempt
 
 
@@ -83,6 +88,9 @@ class TestWhenDue:
     def test_unanswered_questions_count_as_missed(self, student, gc_quiz):
         attempt = finished(student, gc_quiz, wrong=())
         Answer.objects.filter(attempt=attempt, question__position__in=[5, 6, 7]).delete()
+        # Graded as its finish would have graded it with those questions unanswered.
+        right = Answer.objects.filter(attempt=attempt, is_correct=True).count()
+        Attempt.objects.filter(pk=attempt.pk).update(score=right)
         (due,) = due_on(student, 1)
         assert due.missed_count == 3
 
