@@ -29,6 +29,10 @@ environment, with defaults that are safe for local development:
   one username from one address (5) after which that username is refused (429) from
   that address until the cool-off (900 s) has passed since the last failure
   (django-axes, counted in the database: quizzes/accounts/lockout.py).
+- ``LMS_SITE_URL``: the site's absolute address (``https://quiz.example.org``): the base of
+  the xAPI activity and account ids and of the LTI tool's URLs (``http://localhost:8000`` by default).
+- ``XAPI_ENDPOINT``, ``XAPI_USERNAME``, ``XAPI_PASSWORD``: the learning record store that
+  attempts' xAPI statements are sent to (its ``.../xAPI/`` base); none are written when unset.
 """
 
 import os
@@ -92,6 +96,8 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "csp",  # django-csp; installed for its system checks (csp.E001: settings in the pre-4.0 format)
     "axes",
+    # django-lti: LTI 1.3 registrations, deployments, keys, platform users, contexts and line items.
+    "lti_tool",
     "quizzes",
 ]
 
@@ -241,6 +247,12 @@ FORMAT_MODULE_PATH = ["lms.formats"]
 # before the deadline may spend on a slow network. The server's clock decides.
 ATTEMPT_DEADLINE_GRACE = timedelta(seconds=int(os.environ.get("LMS_ATTEMPT_DEADLINE_GRACE", "15")))
 USE_TZ = True
+
+# Integrations (quizzes/outbox, quizzes/integrations): the site's own address, and the LRS.
+LMS_SITE_URL = os.environ.get("LMS_SITE_URL", "http://localhost:8000").rstrip("/")
+XAPI_ENDPOINT = os.environ.get("XAPI_ENDPOINT", "")
+XAPI_USERNAME = os.environ.get("XAPI_USERNAME", "")
+XAPI_PASSWORD = os.environ.get("XAPI_PASSWORD", "")
 
 # English is the source language of all content; an empty translation falls
 # back to it field by field.

@@ -32,6 +32,7 @@ from quizzes.models import (
     CourseGroup,
     Enrollment,
     EnrollmentChange,
+    OutboxMessage,
     Question,
     Quiz,
     QuizOverride,
@@ -48,6 +49,7 @@ from quizzes.staff.content_admin import (
     unarchive_questions,
 )
 from quizzes.staff.enrollment_views import unenroll_selected
+from quizzes.staff.outbox_admin import OutboxMessageAdmin
 from quizzes.staff.overrides_admin import CourseGroupAdmin, QuizOverrideAdmin, QuizOverrideInline
 from quizzes.staff.quiz_dates_admin import TEACHERS_SETTINGS_FIELDSETS, QuizDatesForm
 from quizzes.staff.quiz_settings_admin import PoolDrawInline, QuizLayoutSettingsMixin
@@ -314,3 +316,4 @@ admin.site.register(CourseGroup, CourseGroupAdmin)
 admin.site.register(Attempt, AttemptAdmin)
 admin.site.register(Answer, AnswerAdmin)
 admin.site.register(Regrade, RegradeAdmin)
+admin.site.register(OutboxMessage, OutboxMessageAdmin)

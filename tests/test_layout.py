@@ -8,7 +8,7 @@ PROJECT_DIR = Path(__file__).resolve().parent.parent
 PRODUCTION = ("lms", "common", "quizzes")
 MAX_LINES = 400
 # models.py holds every model of the app (its constraints are the invariants), as DESIGN.md lays out.
-LONGER = {"quizzes.models": 760}
+LONGER = {"quizzes.models": 840}
 
 # What each part of the code may import from the project: nothing upward, no cycles.
 ALLOWED = {
@@ -16,7 +16,8 @@ ALLOWED = {
     "quizzes.models": {"quizzes.models"},
     "quizzes.content": {"common", "quizzes.models"},
     "quizzes.enrollment": {"common", "quizzes.models"},
-    "quizzes.attempts": {"common", "quizzes.models", "quizzes.content"},
+    "quizzes.outbox": {"common", "quizzes.models"},
+    "quizzes.attempts": {"common", "quizzes.models", "quizzes.content", "quizzes.outbox"},
     "quizzes.accounts": {"common", "quizzes.models", "quizzes.enrollment"},
     "quizzes.templatetags": {"quizzes.content"},
     "quizzes.web": {
@@ -28,9 +29,37 @@ ALLOWED = {
         "quizzes.templatetags",
     },
     "quizzes.api": {"common", "quizzes.models", "quizzes.content", "quizzes.attempts", "quizzes.accounts"},
-    "quizzes.staff": {"common", "quizzes.models", "quizzes.content", "quizzes.enrollment", "quizzes.attempts"},
+    "quizzes.staff": {
+        "common",
+        "quizzes.models",
+        "quizzes.content",
+        "quizzes.enrollment",
+        "quizzes.attempts",
+        "quizzes.outbox",
+    },
+    # Other systems: LTI platforms, the learning record store.
+    "quizzes.integrations": {
+        "common",
+        "quizzes.models",
+        "quizzes.content",
+        "quizzes.enrollment",
+        "quizzes.attempts",
+        "quizzes.accounts",
+        "quizzes.outbox",
+    },
 }
-LAYERS = {"content", "enrollment", "attempts", "accounts", "web", "api", "staff", "templatetags"}
+LAYERS = {
+    "content",
+    "enrollment",
+    "attempts",
+    "accounts",
+    "web",
+    "api",
+    "staff",
+    "templatetags",
+    "outbox",
+    "integrations",
+}
 # Modules that import nothing of the project, so that any part may use them: the grading rule
 # is what Attempt's own percent and passed delegate to.
 LEAVES = {"quizzes.attempts.grading"}

@@ -23,6 +23,7 @@ from quizzes.attempts.selectors import (
     student_attempt_review,
 )
 from quizzes.models import Answer, Attempt, AttemptQuestion, Question, Quiz
+from quizzes.outbox import services as outbox
 
 QUIZ_UNAVAILABLE = _("This quiz is not available.")
 NOT_ENROLLED = _("You are not enrolled in the course of this quiz.")
@@ -139,6 +140,7 @@ def _attempt_create(user, quiz: Quiz, slots, *, number: int, **values) -> tuple[
             raise AttemptError(START_RACED, code="start_conflict", status=409)
         return current, False
     start_statements.layout_insert(attempt_id=attempt.pk, slots=slots)
+    outbox.attempt_started(attempt)
     attempt.quiz = quiz
     attempt.drawn_layout = slots
     return attempt, True
@@ -293,4 +295,5 @@ def _finish(attempt_id: int) -> Attempt:
         locked.state = Attempt.State.FINISHED
         locked.finished_at = timezone.now()
         locked.save(update_fields=["score", "state", "finished_at"])
+        outbox.attempt_finished(locked)
     return locked

@@ -40,6 +40,8 @@ from quizzes.models import (
     QuestionVersion,
     Quiz,
 )
+from quizzes.outbox.services import xapi_enabled
+from quizzes.outbox.statements import answer_message_statement
 
 # Attempts and answers --------------------------------------------------------------------------
 
@@ -262,12 +264,18 @@ def answer_write(
         (_answer_insert_sql(using, position is not None), insert_params),
         (_answer_version_token_sql(using), [attempt_id, question_id]),
     ]
+    if xapi_enabled():  # its xAPI message, in the same transaction (quizzes/outbox)
+        statements.append(
+            answer_message_statement(attempt_id=attempt_id, question_id=question_id, now=now, using=using)
+        )
     if in_one_message(db):
-        locked, inserted, token = one_message_transaction(statements, using=using)
+        locked, inserted, token, *_message = one_message_transaction(statements, using=using)
     else:
         with transaction.atomic(using=using):
             locked, inserted = [fetchall(sql, params, using=using) for sql, params in statements[:2]]
             token = fetchall(*statements[2], using=using) if inserted else []
+            for statement in statements[3:] if inserted else []:
+                fetchall(*statement, using=using)
     attempt = instance(Attempt, ATTEMPT_NAMES, locked[0], using=using) if locked else None
     answer = None
     if inserted:

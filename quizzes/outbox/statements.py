@@ -1,0 +1,51 @@
+"""The outbox's statement in the answer's transaction, in fixed SQL (``common.sql``).
+
+An answer is the busiest write: its xAPI message is one more INSERT in the message that records
+the answer (``quizzes.attempts.statements.answer_write``), not a round trip of its own. It reads
+the answer the statement before it wrote, so it writes a message exactly when that answer was
+recorded, and nothing for a refused one.
+"""
+
+from functools import cache
+
+from django.db import DEFAULT_DB_ALIAS
+
+from common.sql import adapted, column, inserted_names, table
+from quizzes.models import Answer, OutboxMessage
+
+
+@cache
+def _answer_message_sql(using: str) -> str:
+    from_rows = {
+        "key": f"CAST(r.{column(Answer, 'id', using)} AS TEXT)",
+        "subject_id": f"r.{column(Answer, 'id', using)}",
+        "payload": "'{}'",  # an answer never changes: its statement is read from it and its version
+    }
+    names = inserted_names(OutboxMessage)
+    columns = ", ".join(column(OutboxMessage, name, using) for name in names)
+    return (
+        f"INSERT INTO {table(OutboxMessage, using)} ({columns}) "
+        f"SELECT {', '.join(from_rows.get(name, '%s') for name in names)} FROM {table(Answer, using)} r "
+        f"WHERE r.{column(Answer, 'attempt_id', using)} = %s AND r.{column(Answer, 'question_id', using)} = %s "
+        f"AND r.{column(Answer, 'answered_at', using)} = %s "
+        f"ON CONFLICT DO NOTHING RETURNING {column(OutboxMessage, 'id', using)}"
+    )
+
+
+def answer_message_statement(
+    *, attempt_id: int, question_id: int, now, using: str = DEFAULT_DB_ALIAS
+) -> tuple[str, list]:
+    """The INSERT of the xAPI message of the answer to ``question_id`` in ``attempt_id`` recorded at
+    ``now`` (by the statement before it in the same transaction), as SQL and parameters."""
+    values = {
+        "kind": OutboxMessage.Kind.XAPI_ANSWERED.value,
+        "state": OutboxMessage.State.PENDING.value,
+        "tries": 0,
+        "created_at": now,
+        "due_at": now,
+        "delivered_at": None,
+        "last_error": "",
+    }
+    names = [name for name in inserted_names(OutboxMessage) if name not in ("key", "subject_id", "payload")]
+    params = adapted([values[name] for name in names], using)
+    return _answer_message_sql(using), [*params, *adapted([attempt_id, question_id, now], using)]
