@@ -7,7 +7,7 @@ PORT ?= 8000
 # make run is for development: debug on, embedded SQLite unless DATABASE_URL says otherwise.
 DEV_ENV := DJANGO_DEBUG=1
 
-.PHONY: run test install setup lint fuzz messages clean bench-stats bench bench-ab
+.PHONY: run test install setup lint fuzz messages clean bench-stats bench bench-ab client
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,15 @@ test: install
 # schemathesis against the OpenAPI schema on a live gunicorn with a student token (bounded).
 fuzz: install
 	PY=$(PY) scripts/fuzz_api.sh
+
+# A Python client for integrators, generated from the API's schema by openapi-python-client
+# (its settings: scripts/openapi-client.yaml): artifacts/client, a package `lms_api_client`.
+client: install
+	@mkdir -p artifacts
+	$(DEV_ENV) $(PY) manage.py spectacular --validate --fail-on-warn --file artifacts/schema.yaml
+	$(VENV)/bin/openapi-python-client generate --path artifacts/schema.yaml \
+	  --config scripts/openapi-client.yaml --output-path artifacts/client --overwrite
+	@echo "Install it with: pip install ./artifacts/client"
 
 lint: install
 	$(PY) -m ruff check .

@@ -307,6 +307,8 @@ SPECTACULAR_SETTINGS = {
     "SCHEMA_PATH_PREFIX": "/api/v1",
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {"LanguageEnum": "quizzes.api.fields.LANGUAGE_CODES"},
+    # Ids in URLs (common/converters.py) are integers, as in the bodies; not strings with a pattern.
+    "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 1, "maximum": 10**18 - 1}},
     # Interactive docs from the sidecar package: served by the app, no CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

@@ -6,6 +6,7 @@ student has answered: those appear only in answer feedback, and only as the quiz
 review options allow at the time of the response.
 """
 
+from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 
@@ -21,6 +22,10 @@ class ErrorSerializer(serializers.Serializer):
     )
 
 
+# Request bodies: spectacular names a serializer's request component "<name>Request"
+# (COMPONENT_SPLIT_REQUEST), so these are named without it: TokenRequest, AnswerRequest,
+# as generated clients call their models (not TokenRequestRequest).
+@extend_schema_serializer(component_name="Token")
 class TokenRequestSerializer(serializers.Serializer):
     username = serializers.CharField(max_length=150)
     password = serializers.CharField(max_length=4096, style={"input_type": "password"})
@@ -162,6 +167,7 @@ class QuizDetailSerializer(QuizProgressSerializer):
         ]
 
 
+@extend_schema_serializer(component_name="Answer")
 class AnswerRequestSerializer(serializers.Serializer):
     question = IdField(help_text="Id of a question of this quiz.")
     choice = IdField(help_text="Id of one of that question's choices.")
