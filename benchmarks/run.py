@@ -110,6 +110,9 @@ def server_env() -> dict[str, str]:
         # The production rate per user (600/min: no student comes near it here), counted as in
         # production; every client shares one address, so the anonymous rate is out of reach.
         DJANGO_API_THROTTLE_ANON="100000000/min",
+        # An LRS named: every start, answer and finish writes its xAPI message to the outbox, as
+        # in production (no send_outbox runs here: the benchmark measures the students' paths).
+        XAPI_ENDPOINT="http://127.0.0.1:9/xAPI/",
         # A revision from before benchmarks/settings.py mounted the ceiling when this was set.
         LMS_BENCH_CEILING="1",
     )
