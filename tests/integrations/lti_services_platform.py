@@ -44,7 +44,8 @@ class PlatformState:
     score_status: int = 200
     score_error_body: str = '{"errors": {"type": "bad_request", "message": "userId unknown"}}'
     members_pages: list[list[dict]] = field(default_factory=list)
-    members_status: int = 200
+    members_status: int = 200  # the answer from page members_failing_from on
+    members_failing_from: int = 1
     expires_in: int = 3600
 
 
@@ -157,10 +158,10 @@ class ServicesPlatform:
     def members(self, request: Request) -> tuple[int, object, dict]:
         if not self.authorized(request, MEMBERSHIPS_SCOPE):
             return 401, {"error": "invalid_token"}, {}
-        if self.state.members_status != 200:
-            return self.state.members_status, "platform trouble", {}
         pages = self.state.members_pages
         page = int(request.query.get("page", ["1"])[0])
+        if self.state.members_status != 200 and page >= self.state.members_failing_from:
+            return self.state.members_status, "platform trouble", {}
         headers = {"Content-Type": MEMBERSHIPS_TYPE}
         if page < len(pages):
             # Mixed case on purpose: the URL must be followed as given.
