@@ -100,3 +100,21 @@ def test_the_course_admin_action_reports_the_counts(admin_client, platform, rost
     platform.state.members_status = 500
     response = admin_client.post(url, {"action": "roster_import", "_selected_action": [course.pk]}, follow=True)
     assert "nothing was changed" in response.content.decode()
+
+
+def test_a_platform_user_has_one_account_under_every_registration_of_its_issuer(lti_context):
+    from lti_tool.models import LtiRegistration
+
+    from quizzes.integrations.lti.users import lti_user_link
+
+    first = lti_context.deployment.registration
+    second = LtiRegistration.objects.create(
+        name="Same LMS, other client", issuer=first.issuer, client_id="other", auth_url=first.auth_url,
+        token_url=first.token_url, keyset_url=first.keyset_url,
+    )  # fmt: skip
+    one = lti_user_link(registration=first, sub="s-9", claims={"given_name": "Ayu", "email": "ayu@example.org"})
+    two = lti_user_link(registration=second, sub="s-9", claims={"name": "Ayu Lestari"})
+    again = lti_user_link(registration=first, sub="s-9", claims={})
+    assert one.auth_user_id == two.auth_user_id == again.auth_user_id
+    assert (again.pk, again.given_name, two.name) == (one.pk, "Ayu", "Ayu Lestari")
+    assert User.objects.filter(username=lti_username(first.issuer, "s-9")).count() == 1

@@ -3,11 +3,12 @@ sender.
 
 A message names a grade target (a student's line item for a quiz). What is posted is the
 student's grade *when it is sent*: their best finished graded attempt (``grading.best_attempt``,
-after any regrade), as a share of the line item's ``scoreMaximum``, the maximum of the column
-the platform made; an attempt's own ``max_score`` can differ between attempts (archived
-questions), the column's cannot. Several messages for one target in a batch are one post, and
-once a platform is found down the batch's other grades for it wait without trying (each try
-could take the whole timeout).
+after any regrade), as its whole percent (``grading.percent``, the figure the student and the
+site's gradebook show) of the line item's ``scoreMaximum``, the column's maximum: an attempt's
+own ``max_score`` can differ between attempts (archived questions), the column's cannot.
+
+Several messages for one target in a batch are one post, and once a platform is found down
+the batch's other grades for it wait without trying (each try could take the whole timeout).
 """
 
 from collections.abc import Mapping
@@ -40,8 +41,7 @@ def best_score(target: LtiGradeTarget) -> tuple[float, float] | None:
     if best is None:
         return None
     maximum = target.line_item.maximum_score
-    share = best.score / best.max_score if best.max_score else 0.0
-    return round(share * maximum, 6), maximum
+    return round(grading.percent(best.score, best.max_score) * maximum / 100, 6), maximum
 
 
 def score_document(target: LtiGradeTarget, given: float, maximum: float) -> dict:

@@ -45,6 +45,15 @@ def lti_user_link(*, registration: LtiRegistration, sub: str, claims: Mapping) -
 
 
 def _account(issuer: str, sub: str, profile: Mapping):
+    """The account of (issuer, sub): linked already under another registration of the issuer,
+    else the one named after it, made now if need be."""
+    known = (
+        LtiUser.objects.filter(registration__issuer=issuer, sub=sub, auth_user__isnull=False)
+        .select_related("auth_user")
+        .first()
+    )
+    if known is not None:
+        return known.auth_user
     User = get_user_model()
     user, created = User.objects.get_or_create(
         username=lti_username(issuer, sub),
