@@ -24,6 +24,7 @@ from quizzes.content.localized import quiz_localize
 from quizzes.content.problems import content_problems, content_warnings
 from quizzes.content.selectors import quiz_content_get, quiz_content_queryset
 from quizzes.enrollment.services import enrollment_create, enrollment_delete, enrollments_delete
+from quizzes.integrations.lti.roster_admin import roster_import
 from quizzes.models import (
     Answer,
     Attempt,
@@ -76,6 +77,7 @@ class CourseAdmin(ContentAdminMixin, TabbedTranslationAdmin):
     list_filter = ("allow_self_enrollment",)
     search_fields = ("slug", "title_en", "title_ur", "title_sn", "title_ind")
     prepopulated_fields = {"slug": ("title_en",)}
+    actions = (roster_import,)
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(quiz_count=Count("quizzes"))
