@@ -126,7 +126,7 @@ def test_an_outage_loses_nothing_and_repeats_nothing(lrs, student, gc_quiz, monk
     assert ids == Counter(dict.fromkeys(sent_statements(), 1))
 
 
-def test_a_resend_of_delivered_statements_counts_as_delivered(lrs, student, gc_quiz):
+def test_a_resend_of_delivered_statements_counts_as_delivered(lrs, student, gc_quiz, monkeypatch):
     attempt, _created = attempt_start(user=student, quiz=gc_quiz)
     for question in gc_quiz.questions.order_by("position")[:3]:
         submit(attempt, question)
@@ -138,8 +138,18 @@ def test_a_resend_of_delivered_statements_counts_as_delivered(lrs, student, gc_q
     OutboxMessage.objects.update(state=State.PENDING, delivered_at=None)
     student.username = "renamed-student"
     student.save()
+    answers = []
+    put = requests.Session.put
+
+    def recorded_put(self, *args, **kwargs):
+        response = put(self, *args, **kwargs)
+        answers.append(response.status_code)
+        return response
+
+    monkeypatch.setattr(requests.Session, "put", recorded_put)
     report = deliver_due(outbox_senders())
     assert (report.delivered, report.retried, report.refused) == (4, 0, 0)
+    assert answers == [409] * 4  # each batch was answered 409, then each statement alone
     assert lrs.stored() == stored
     # Sent unchanged, the LRS takes the batch (200) and stores nothing again.
     OutboxMessage.objects.update(state=State.PENDING, delivered_at=None)
