@@ -7,7 +7,7 @@ PORT ?= 8000
 # make run is for development: debug on, embedded SQLite unless DATABASE_URL says otherwise.
 DEV_ENV := DJANGO_DEBUG=1
 
-.PHONY: run test install setup lint fuzz messages clean bench-stats bench bench-ab client
+.PHONY: run test install setup lint fuzz messages clean bench-stats bench bench-ab client lrs-venv
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +15,16 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 	touch $@
 
 install: $(VENV)/.installed
+
+# The test LRS (ralph, tests/integrations/lrs.py) in a virtualenv of its own: it pins its own
+# fastapi and uvicorn. The xAPI delivery tests skip without it (and fail in CI, which makes it).
+LRS_VENV ?= .venv-lrs
+$(LRS_VENV)/.installed: requirements-lrs.txt
+	$(PYTHON) -m venv $(LRS_VENV)
+	$(LRS_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-lrs.txt
+	touch $@
+
+lrs-venv: $(LRS_VENV)/.installed
 
 setup: install
 	$(DEV_ENV) $(PY) manage.py migrate --noinput
@@ -92,4 +102,4 @@ messages: install
 	$(DEV_ENV) $(PY) manage.py compilemessages --ignore .venv
 
 clean:
-	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache
+	rm -rf $(VENV) $(LRS_VENV) db.sqlite3 staticfiles .pytest_cache
