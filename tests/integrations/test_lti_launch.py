@@ -296,3 +296,15 @@ def test_lti_register_refuses_bad_input_and_writes_nothing(content, change, mess
     with pytest.raises(CommandError, match=message):
         call_command("lti_register", **{**options, **change})
     assert not LtiRegistration.objects.exists()
+
+
+def test_a_finished_attempt_after_a_launch_enqueues_the_grade_for_the_line_item(client, platform):
+    from quizzes.attempts.services import attempt_finish, attempt_start
+    from quizzes.models import OutboxMessage, Quiz
+
+    platform.launch(client, quiz=QUIZ)
+    user = LtiUser.objects.get().auth_user
+    attempt, _new = attempt_start(user=user, quiz=Quiz.objects.get(slug=QUIZ))
+    attempt_finish(attempt=attempt)
+    message = OutboxMessage.objects.get(kind=OutboxMessage.Kind.LTI_SCORE)
+    assert (message.subject_id, message.payload) == (attempt.pk, {"target": LtiGradeTarget.objects.get().pk})
