@@ -308,3 +308,16 @@ def test_a_finished_attempt_after_a_launch_enqueues_the_grade_for_the_line_item(
     attempt_finish(attempt=attempt)
     message = OutboxMessage.objects.get(kind=OutboxMessage.Kind.LTI_SCORE)
     assert (message.subject_id, message.payload) == (attempt.pk, {"target": LtiGradeTarget.objects.get().pk})
+
+
+def test_a_launch_without_a_token_is_refused(client, platform):
+    assert client.post("/lti/launch/", {}).status_code == 403
+    assert client.post("/lti/launch/", {"id_token": "not.a.jwt", "state": "x"}).status_code == 403
+    assert client.get("/lti/launch/").status_code == 405
+
+
+def test_an_unknown_quiz_is_said_and_nothing_written(client, platform):
+    before = counts()
+    response, _form = platform.launch(client, quiz="no-such-quiz")
+    assert response.status_code == 404 and "no-such-quiz" in response.content.decode()
+    assert counts() == before

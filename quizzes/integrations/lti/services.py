@@ -69,7 +69,7 @@ def launch_course(lti_launch: LtiLaunch) -> Course:
 
 def _launch_quiz(lti_launch: LtiLaunch, course: Course) -> Quiz | None:
     slug = lti_launch.get_custom_claim("quiz")
-    if not slug:
+    if not slug or not isinstance(slug, str):
         return None
     quiz = Quiz.objects.filter(course=course, slug=slug, is_published=True).first()
     if quiz is None:
@@ -97,7 +97,7 @@ def _user_link(lti_user: LtiUser, lti_launch: LtiLaunch):
             defaults={
                 "first_name": lti_user.given_name[:150],
                 "last_name": lti_user.family_name[:150],
-                "email": lti_user.email,
+                "email": lti_user.email[:254],
             },
         )
         if created:
