@@ -33,6 +33,9 @@ environment, with defaults that are safe for local development:
   the xAPI activity and account ids and of the LTI tool's URLs (``http://localhost:8000`` by default).
 - ``XAPI_ENDPOINT``, ``XAPI_USERNAME``, ``XAPI_PASSWORD``: the learning record store that
   attempts' xAPI statements are sent to (its ``.../xAPI/`` base); none are written when unset.
+- ``LTI_FRAME_ANCESTORS``: comma separated origins of the LTI platforms that frame the site
+  (cookies then SameSite=None; Secure). ``LTI_KEY_PUBLISH_AHEAD``: seconds a new LTI key is
+  published before it signs (3600).
 """
 
 import os
@@ -373,3 +376,18 @@ CONTENT_SECURITY_POLICY = {
         "object-src": ["'none'"],
     },
 }
+
+# The LTI tool (quizzes/integrations/lti, docs/integrations.md). Platforms show it in an iframe:
+# LTI_FRAME_ANCESTORS lists their origins (https://moodle.example.org), which may then frame
+# every page, and the session, CSRF and language cookies become SameSite=None (with Secure, as
+# browsers require: the site must be on https) so that the framed pages keep the session.
+LTI_FRAME_ANCESTORS = env_list("LTI_FRAME_ANCESTORS")
+if LTI_FRAME_ANCESTORS:
+    CONTENT_SECURITY_POLICY["DIRECTIVES"]["frame-ancestors"] = ["'self'", *LTI_FRAME_ANCESTORS]
+    # CSP's frame-ancestors says who may frame; X-Frame-Options has no way to name them.
+    MIDDLEWARE.remove("django.middleware.clickjacking.XFrameOptionsMiddleware")
+    SILENCED_SYSTEM_CHECKS = ["security.W002"]  # the missing X-Frame-Options: CSP's frame-ancestors is there
+    SESSION_COOKIE_SAMESITE = CSRF_COOKIE_SAMESITE = LANGUAGE_COOKIE_SAMESITE = "None"
+    SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = LANGUAGE_COOKIE_SECURE = True
+# A new signing key (manage.py rotate_keys) is in the JWKS this long before it signs.
+LTI_KEY_PUBLISH_AHEAD = int(os.environ.get("LTI_KEY_PUBLISH_AHEAD", "3600"))

@@ -8,6 +8,8 @@ from quizzes.accounts import time_zones
 urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("api/v1/", include("quizzes.api.urls")),
+    # The LTI 1.3 tool: URLs that platforms store, so without a language prefix.
+    path("lti/", include("quizzes.integrations.lti.urls")),
 ]
 
 # Every page carries its language in the URL: /en/, /ur/, /sn/, /id/.

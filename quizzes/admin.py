@@ -319,3 +319,6 @@ admin.site.register(Attempt, AttemptAdmin)
 admin.site.register(Answer, AnswerAdmin)
 admin.site.register(Regrade, RegradeAdmin)
 admin.site.register(OutboxMessage, OutboxMessageAdmin)
+
+# LTI registrations (django-lti's page, with the courses each platform context opens).
+import quizzes.integrations.lti.admin  # noqa: E402, F401

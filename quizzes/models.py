@@ -831,3 +831,36 @@ class LtiGradeTarget(models.Model):
 
     def __str__(self):
         return f"{self.lti_user} · {self.quiz} → {self.line_item}"
+
+
+class LtiCourseLink(models.Model):
+    """Which course an LTI launch enrols in: a platform context's own (``context_id``, the
+    platform's id of the course), else the registration's (``context_id`` blank)."""
+
+    registration = models.ForeignKey(
+        "lti_tool.LtiRegistration", on_delete=models.CASCADE, related_name="+", verbose_name=_("registration")
+    )
+    context_id = models.CharField(_("platform context id"), max_length=255, blank=True)
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="+", verbose_name=_("course"))
+
+    class Meta:
+        verbose_name = _("LTI course link")
+        verbose_name_plural = _("LTI course links")
+        constraints = [
+            models.UniqueConstraint(fields=["registration", "context_id"], name="lti_course_link_once"),
+        ]
+
+    def __str__(self):
+        return f"{self.registration} · {self.context_id or '*'} → {self.course}"
+
+
+class LtiNonce(models.Model):
+    """A nonce the tool sent in an OIDC login, with its state: a launch deletes it, so that
+    an id_token is accepted once (pylti1p3's cache storage never uses one up)."""
+
+    nonce = models.CharField(max_length=128, primary_key=True)
+    state = models.CharField(max_length=128)
+    issued_at = models.DateTimeField()
+
+    def __str__(self):
+        return self.nonce
