@@ -5,9 +5,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from quizzes.integrations.lti.roster import RosterError, course_roster_import
+from quizzes.integrations.lti.roster import RosterError, course_lti_contexts, course_roster_import
 from quizzes.integrations.lti.users import lti_username
-from quizzes.models import Enrollment, EnrollmentChange, LtiGradeTarget
+from quizzes.models import Course, Enrollment, EnrollmentChange, LtiCourseLink
 
 LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
 INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
@@ -87,12 +87,11 @@ def admin_client(client, db):
     return client
 
 
-def test_the_course_admin_action_reports_the_counts(admin_client, platform, roster, course, gc_quiz, student):
-    from lti_tool.models import LtiLineItem, LtiUser
-
-    # The course is connected to the context where one of its quizzes was launched with a column.
-    item = LtiLineItem.objects.create(context=roster, url=platform.line_item_url(1), maximum_score=1, label="GC")
-    LtiGradeTarget.objects.create(quiz=gc_quiz, lti_user=LtiUser.objects.get(sub="s-1"), line_item=item)
+def test_the_course_admin_action_reports_the_counts(admin_client, platform, roster, course, student):
+    # The course is connected to the platform's context, as a launch reads it.
+    LtiCourseLink.objects.create(
+        registration=roster.deployment.registration, context_id=roster.id_on_platform, course=course
+    )
     url = reverse("admin:quizzes_course_changelist")
     response = admin_client.post(url, {"action": "roster_import", "_selected_action": [course.pk]}, follow=True)
     assert "enrolled 2, already enrolled 1, left out 2" in response.content.decode()
@@ -100,6 +99,20 @@ def test_the_course_admin_action_reports_the_counts(admin_client, platform, rost
     platform.state.members_status = 500
     response = admin_client.post(url, {"action": "roster_import", "_selected_action": [course.pk]}, follow=True)
     assert "nothing was changed" in response.content.decode()
+
+
+def test_the_contexts_of_a_course_are_its_links_own_first_else_the_registrations_default(roster, course, editor):
+    from lti_tool.models import LtiContext
+
+    registration = roster.deployment.registration
+    other = LtiContext.objects.create(
+        deployment=roster.deployment, id_on_platform="other", memberships_url=roster.memberships_url
+    )
+    elsewhere = Course.objects.create(slug="elsewhere", title="Elsewhere")
+    LtiCourseLink.objects.create(registration=registration, context_id="", course=course)  # the default
+    LtiCourseLink.objects.create(registration=registration, context_id="other", course=elsewhere)
+    assert list(course_lti_contexts(course)) == [roster]
+    assert list(course_lti_contexts(elsewhere)) == [other]
 
 
 def test_a_platform_user_has_one_account_under_every_registration_of_its_issuer(lti_context):

@@ -14,15 +14,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 from django.utils.translation import gettext_lazy as _
 from lti_tool.lti_core.constants import ContextRole
 from lti_tool.lti_core.utils import normalize_role
-from lti_tool.models import LtiContext, LtiLineItem
+from lti_tool.models import LtiContext
 
 from quizzes.enrollment.services import enrollment_create
 from quizzes.integrations.lti.tokens import MEMBERSHIPS_SCOPE, ServiceError, service_request
 from quizzes.integrations.lti.users import lti_user_link
-from quizzes.models import Course, Enrollment, LtiGradeTarget
+from quizzes.models import Course, Enrollment, LtiCourseLink
 
 MEMBERSHIPS_TYPE = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"
 MAX_PAGES = 1000
@@ -49,13 +50,17 @@ class RosterReport:
 
 
 def course_lti_contexts(course: Course):
-    """The platform contexts whose roster is the course's: where one of its quizzes was
-    launched with a gradebook column. (Provisional: the launch's own course link replaces it.)"""
-    line_items = LtiLineItem.objects.filter(
-        pk__in=LtiGradeTarget.objects.filter(quiz__course=course).values("line_item_id")
+    """The platform contexts whose roster is the course's: those its course links name
+    (``LtiCourseLink``, as a launch reads them: a context's own link first, else its registration's
+    default link), with a roster service."""
+    own = LtiCourseLink.objects.filter(
+        registration=OuterRef("deployment__registration"), context_id=OuterRef("id_on_platform")
+    )
+    default = LtiCourseLink.objects.filter(
+        course=course, registration=OuterRef("deployment__registration"), context_id=""
     )
     return (
-        LtiContext.objects.filter(pk__in=line_items.values("context_id"))
+        LtiContext.objects.filter(Exists(own.filter(course=course)) | (Exists(default) & ~Exists(own)))
         .exclude(memberships_url="")
         .select_related("deployment__registration")
         .order_by("pk")

@@ -4,10 +4,8 @@ link, the student's enrollment and, with Assignment and Grade Services, where th
 All or nothing: a launch refused here (a course not connected, an unknown quiz) writes nothing.
 """
 
-import hashlib
 from dataclasses import dataclass
 
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import transaction
 from django.utils.translation import gettext_lazy as _
@@ -18,6 +16,7 @@ from lti_tool.utils import sync_data_from_launch
 
 from quizzes.accounts.roles import TEACHERS, staff_groups_ensure
 from quizzes.enrollment.services import enrollment_create
+from quizzes.integrations.lti.users import lti_account_link
 from quizzes.models import Course, LtiCourseLink, LtiGradeTarget, Quiz
 
 NOT_CONNECTED = _(
@@ -77,37 +76,6 @@ def _launch_quiz(lti_launch: LtiLaunch, course: Course) -> Quiz | None:
     return quiz
 
 
-def _user_link(lti_user: LtiUser, lti_launch: LtiLaunch):
-    """Our user for the platform's (issuer, subject): the one already linked to it under any
-    registration of that issuer, else a new one without a password (they come in by launch)."""
-    if lti_user.auth_user_id is not None:
-        return lti_user.auth_user
-    issuer = lti_launch.get_claim("iss")
-    known = (
-        LtiUser.objects.filter(registration__issuer=issuer, sub=lti_user.sub, auth_user__isnull=False)
-        .select_related("auth_user")
-        .first()
-    )
-    if known is not None:
-        user = known.auth_user
-    else:
-        digest = hashlib.sha256(f"{issuer}\n{lti_user.sub}".encode()).hexdigest()[:24]
-        user, created = get_user_model().objects.get_or_create(
-            username=f"lti-{digest}",
-            defaults={
-                "first_name": lti_user.given_name[:150],
-                "last_name": lti_user.family_name[:150],
-                "email": lti_user.email[:254],
-            },
-        )
-        if created:
-            user.set_unusable_password()
-            user.save(update_fields=["password"])
-    lti_user.auth_user = user
-    lti_user.save(update_fields=["auth_user", "datetime_modified"])
-    return user
-
-
 def _grade_target(lti_launch: LtiLaunch, lti_user: LtiUser, quiz: Quiz) -> None:
     ags = lti_launch.get_claim(AGS_CLAIM) or {}
     if not ags.get("lineitem"):
@@ -136,7 +104,7 @@ def launch_accept(*, lti_launch: LtiLaunch) -> LaunchResult:
     quiz = _launch_quiz(lti_launch, course) if lti_launch.is_resource_launch else None
     sync_data_from_launch(lti_launch)
     lti_user = lti_launch.user
-    user = _user_link(lti_user, lti_launch)
+    user = lti_account_link(lti_user)
     if teaches:
         # Reports of their course; content stays with the "Content editors" group alone.
         if not user.is_staff:

@@ -21,7 +21,9 @@ import jwt
 import requests
 from django.core.cache import cache
 from jwcrypto.jwk import JWK
-from lti_tool.models import Key, LtiRegistration
+from lti_tool.models import LtiRegistration
+
+from quizzes.integrations.lti import keys
 
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 MEMBERSHIPS_SCOPE = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
@@ -50,14 +52,14 @@ class SigningKey:
 
 def signing_key(registration: LtiRegistration) -> SigningKey:
     """The key the tool signs with for this platform: the registration's own, or else the
-    newest active key of the tool's JWKS (as django-lti's launch does)."""
+    key of the tool's JWKS that signs its launches' messages."""
     if registration.has_key:
         kid = JWK.from_pem(registration.public_key.encode()).thumbprint()
         return SigningKey(private_pem=registration.private_key, kid=kid)
-    try:
-        key = Key.objects.active().latest()
-    except Key.DoesNotExist:
-        raise ServiceError("the tool has no active key to sign with", retry=False) from None
+    # The tool's key a platform caching our JWKS knows already (keys.signing_key), as a launch's.
+    key = keys.signing_key()
+    if key is None:
+        raise ServiceError("the tool has no active key to sign with", retry=False)
     return SigningKey(private_pem=key.private_key, kid=key.as_jwk()["kid"])
 
 

@@ -36,12 +36,21 @@ def lti_user_link(*, registration: LtiRegistration, sub: str, claims: Mapping) -
         changed = [field for field, value in profile.items() if getattr(lti_user, field) != value]
         for field in changed:
             setattr(lti_user, field, profile[field])
-        if lti_user.auth_user_id is None:
-            lti_user.auth_user = _account(registration.issuer, sub, profile)
-            changed.append("auth_user")
         if changed:
             lti_user.save(update_fields=[*changed, "datetime_modified"])
+        lti_account_link(lti_user)
     return lti_user
+
+
+def lti_account_link(lti_user: LtiUser):
+    """The account of a platform user (a launch's, a roster's): linked already, else theirs under
+    another registration of the same issuer, else the one named after them, made now without a
+    password (they come in through the platform). Links it and returns it."""
+    if lti_user.auth_user_id is None:
+        profile = {"given_name": lti_user.given_name, "family_name": lti_user.family_name, "email": lti_user.email}
+        lti_user.auth_user = _account(lti_user.registration.issuer, lti_user.sub, profile)
+        lti_user.save(update_fields=["auth_user", "datetime_modified"])
+    return lti_user.auth_user
 
 
 def _account(issuer: str, sub: str, profile: Mapping):
@@ -60,7 +69,7 @@ def _account(issuer: str, sub: str, profile: Mapping):
         defaults={
             "first_name": profile.get("given_name", "")[:150],
             "last_name": profile.get("family_name", "")[:150],
-            "email": profile.get("email", ""),
+            "email": profile.get("email", "")[:254],
         },
     )
     if created:
