@@ -119,21 +119,28 @@ def _question(block: list[tuple[int, str]], number: int) -> ParsedQuestion:
         raise question_error(
             lines[closing], number, name, _("text after the answers (a missing-word question) cannot be imported")
         )
-    text = _text(chars[start:opening], first_line, number, name)
-    choices, correct, explanation = _answers(chars[opening + 1 : closing], lines[opening + 1 : closing], number, name)
+    text, html = _text(chars[start:opening], first_line, number, name)
+    where = (first_line, number, name, html)
+    choices, correct, explanation = _answers(chars[opening + 1 : closing], lines[opening + 1 : closing], where)
     return ParsedQuestion(
         line=first_line, number=number, name=name, text=text, choices=choices, correct=correct, explanation=explanation
     )
 
 
-def _answers(chars, lines, number, name):
+def _answers(chars, lines, where):
+    """The choices, the right one's position and the general feedback of an answer block."""
+    question_line, number, name, html = where
+
+    def text_of(part, line):
+        return _converted(_plain(part), html, line, number, name)
+
     general = _find(chars, "####", 0)
     explanation = ""
     if general is not None:
-        explanation = _plain_text(chars[general + 4 :])
+        explanation = text_of(chars[general + 4 :], lines[general])
         chars, lines = chars[:general], lines[:general]
     plain = _plain(chars).strip()
-    first_line = lines[0] if lines else 0
+    first_line = lines[0] if lines else question_line
     if plain.split("#")[0].strip().lower() in _TRUE_FALSE and "=" not in plain and "~" not in plain:
         right = _TRUE_FALSE[plain.split("#")[0].strip().lower()]
         choices = [ParsedChoice(line=first_line, text="True"), ParsedChoice(line=first_line, text="False")]
@@ -157,7 +164,7 @@ def _answers(chars, lines, number, name):
         if 0 < weight < 100:
             message = _("partial credit (%(weight)s%%) cannot be imported") % {"weight": weight_match.group(1)}
             raise question_error(lines[start], number, name, message)
-        text = _plain_text(list(answer_text))
+        text = text_of(list(answer_text), lines[start])
         if not text:
             raise question_error(lines[start], number, name, _("an answer has no text"))
         marks.append(chars[start])
@@ -173,21 +180,26 @@ def _answers(chars, lines, number, name):
     return choices, right[0], explanation
 
 
-def _text(chars, line, number, name) -> str:
+def _text(chars, line, number, name) -> tuple[str, bool]:
+    """The question's text, and whether it (and so its answers) is HTML."""
     raw = _plain(chars)
     text_format = _FORMAT_RE.match(raw)
     if text_format:
         raw = raw[text_format.end() :]
-    if text_format and text_format.group(1).lower() == "html":
-        try:
-            text = texts_by_language(raw.replace(_LINE_BREAK, "<br>"))[SOURCE_LANGUAGE]
-        except MarkupError as error:
-            raise question_error(line, number, name, str(error)) from None
-    else:
-        text = _collapse(raw)
+    html = bool(text_format) and text_format.group(1).lower() == "html"
+    text = _converted(raw, html, line, number, name)
     if not text:
         raise question_error(line, number, name, _("the question has no text"))
-    return text
+    return text, html
+
+
+def _converted(raw: str, html: bool, line, number, name) -> str:
+    if not html:
+        return _collapse(raw)
+    try:
+        return texts_by_language(raw.replace(_LINE_BREAK, "<br>"))[SOURCE_LANGUAGE]
+    except MarkupError as error:
+        raise question_error(line, number, name, str(error)) from None
 
 
 def _find(chars, wanted: str, start: int) -> int | None:
@@ -199,10 +211,6 @@ def _find(chars, wanted: str, start: int) -> int | None:
 
 def _plain(chars) -> str:
     return "".join(char.removeprefix(_ESCAPED) for char in chars)
-
-
-def _plain_text(chars) -> str:
-    return _collapse(_plain(chars))
 
 
 def _collapse(text: str) -> str:

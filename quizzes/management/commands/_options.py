@@ -28,6 +28,10 @@ def add_format_arguments(parser) -> None:
 
 
 def format_language(file_format: str, language: str | None) -> str:
+    """The language a file is in (refusing what the format does not take)."""
+    # call_command(language=...) skips argparse's choices for an option that is not required.
+    if language and language not in dict(settings.LANGUAGES):
+        raise CommandError(_("Unknown language %(language)r.") % {"language": language})
     if file_format in MULTILINGUAL:
         if language:
             message = _("A %(format)s file holds every language: leave out --language.")
