@@ -7,6 +7,7 @@ from quizzes.content import seedformat
 from quizzes.content.exports import quiz_export_text
 from quizzes.content.formats import aiken, gift, moodle_xml
 from quizzes.content.seedformat import ParsedQuiz
+from quizzes.content.services import quiz_import_languages
 
 SEED = "seed"
 MOODLE_XML = "moodle-xml"
@@ -34,6 +35,26 @@ def question_file_parse(*, file_format: str, data: bytes, language: str) -> dict
         return moodle_xml.parse(data)
     parse = {SEED: seedformat.parse, GIFT: gift.parse, AIKEN: aiken.parse}[file_format]
     return {language: parse(data)}
+
+
+def question_file_import(
+    *,
+    file_format: str,
+    data: bytes,
+    language: str,
+    quiz_slug: str | None = None,
+    course_slug: str | None = None,
+    default_title: str = "",
+):
+    """Parse a file and import it (``services.quiz_import_languages``): returns the quiz, whether
+    it was created, the languages written and ``keyed``. All or nothing; raises SeedFormatError naming the
+    line, or ContentImportError. ``keyed``: the file carried the answer key."""
+    parsed = question_file_parse(file_format=file_format, data=data, language=language)
+    quiz, created = quiz_import_languages(
+        parsed=parsed, quiz_slug=quiz_slug, course_slug=course_slug, default_title=default_title
+    )
+    keyed = all(question.correct is not None for question in next(iter(parsed.values())).questions)
+    return quiz, created, list(parsed), keyed
 
 
 def quiz_export_file(*, quiz, file_format: str, language: str) -> str:

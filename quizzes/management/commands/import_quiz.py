@@ -4,9 +4,9 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.translation import gettext as _
 
-from quizzes.content.formats.files import question_file_parse
+from quizzes.content.formats.files import question_file_import
 from quizzes.content.seedformat import SeedFormatError
-from quizzes.content.services import ContentImportError, quiz_import_languages
+from quizzes.content.services import ContentImportError
 from quizzes.management.commands._options import add_format_arguments, format_language
 
 
@@ -30,15 +30,19 @@ class Command(BaseCommand):
         except OSError as error:
             raise CommandError(_("Cannot read %(file)s: %(error)s") % {"file": file, "error": error.strerror}) from None
         try:
-            parsed = question_file_parse(file_format=file_format, data=data, language=language)
-            quiz, created = quiz_import_languages(
-                parsed=parsed, quiz_slug=quiz_slug, course_slug=course_slug, default_title=Path(file).stem
+            quiz, created, languages, keyed = question_file_import(
+                file_format=file_format,
+                data=data,
+                language=language,
+                quiz_slug=quiz_slug,
+                course_slug=course_slug,
+                default_title=Path(file).stem,
             )
         except SeedFormatError as error:
             raise CommandError(f"{file}:{error.line}: {error.message}") from None
         except ContentImportError as error:
             raise CommandError(f"{file}: {error}") from None
-        if created and all(question.correct is not None for question in next(iter(parsed.values())).questions):
+        if created and keyed:
             message = _("Created quiz %(slug)s (unpublished): check it (validate_content), then publish it.")
         elif created:
             message = _(
@@ -46,5 +50,5 @@ class Command(BaseCommand):
             )
         else:
             message = _("Imported the %(language)s texts of quiz %(slug)s.")
-        names = ", ".join(str(dict(settings.LANGUAGES)[code]) for code in parsed)
+        names = ", ".join(str(dict(settings.LANGUAGES)[code]) for code in languages)
         self.stdout.write(self.style.SUCCESS(message % {"slug": quiz.slug, "language": names}))
