@@ -232,3 +232,14 @@ def first_key_moved_to_its_second_choice(xml: str) -> str:
     right = xml.index('fraction="100"')
     wrong = xml.index('fraction="0"', right)
     return xml[:right] + 'fraction="0"' + xml[right + 14 : wrong] + 'fraction="100"' + xml[wrong + 12 :]
+
+
+@pytest.mark.usefixtures("content")
+def test_a_file_without_general_feedback_keeps_the_explanations(tmp_path):
+    xml = export(ART, "moodle-xml")
+    path = tmp_path / "art.xml"
+    start, end = xml.index("<generalfeedback"), xml.index("</generalfeedback>") + len("</generalfeedback>")
+    path.write_text(xml[:start] + xml[end:], encoding="utf-8")
+    before = all_rows()
+    import_file(path, "moodle-xml", "--quiz", ART)
+    assert all_rows() == before

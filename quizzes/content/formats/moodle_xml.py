@@ -90,7 +90,7 @@ class _Question:
     number: int
     name: str
     texts: dict[str, str]
-    explanations: dict[str, str]
+    explanations: dict[str, str] | None  # None: no <generalfeedback> (the quiz's stay)
     choices: list[tuple[int, dict[str, str]]]
     correct: int
     keep_choice_order: bool | None
@@ -166,31 +166,32 @@ def _name(element: _Element) -> str:
     return " ".join(name.value("text").split()) if name is not None else ""
 
 
-def _texts(element: _Element | None, what: str, question: tuple[int, int, str]) -> dict[str, str]:
+def _texts(element: _Element | None, what: str, question: tuple[int, str] | None) -> dict[str, str] | None:
+    """The element's text by language; None without the element. ``question``: (number, name)."""
     if element is None:
-        return {SOURCE_LANGUAGE: ""}
+        return None
     try:
         return texts_by_language(element.value("text"), text_format=element.attrs.get("format", "html"))
     except MarkupError as error:
-        _line, number, name = question
-        raise question_error(element.line, number, name, f"{what}: {error}") from None
+        if question is None:
+            raise QuestionFileError(element.line, f"{what}: {error}") from None
+        raise question_error(element.line, *question, f"{what}: {error}") from None
 
 
-def _category(element: _Element) -> tuple[dict[str, str], dict[str, str]] | None:
+def _category(element: _Element) -> tuple[dict[str, str], dict[str, str] | None] | None:
     category = element.child("category")
     title = category_path_title(category.value("text")) if category is not None else None
     if not title:
         return None
-    where = (element.line, 0, "")
     try:
         titles = texts_by_language(title)
     except MarkupError as error:
         raise QuestionFileError(element.line, str(error)) from None
-    return titles, _texts(element.child("info"), _("description"), where)
+    return titles, _texts(element.child("info"), _("description"), None)
 
 
 def _question(element: _Element, number: int, name: str) -> _Question:
-    where = (element.line, number, name)
+    where = (number, name)
     if element.attrs["type"] == "multichoice" and element.value("single", "true").lower() not in ("true", "1"):
         raise question_error(element.line, number, name, _("multiple-answer questions cannot be imported"))
     choices, right = [], []
@@ -214,8 +215,8 @@ def _question(element: _Element, number: int, name: str) -> _Question:
         raise question_error(element.line, number, name, _("a question needs at least two answers"))
     if len(right) != 1:
         raise right_choice_count_error(element.line, number, name, len(right))
-    texts = _texts(element.child("questiontext"), _("question text"), where)
-    if not texts[SOURCE_LANGUAGE]:
+    texts = _texts(element.child("questiontext"), _("question text"), where) or {}
+    if not texts.get(SOURCE_LANGUAGE):
         raise question_error(element.line, number, name, _("the question has no English text"))
     shuffle = element.value("shuffleanswers", "").lower()
     return _Question(
@@ -233,7 +234,7 @@ def _question(element: _Element, number: int, name: str) -> _Question:
 def _by_language(title, description, questions: list[_Question]) -> dict[str, ParsedQuiz]:
     found = set(title or ()) | set(description or ())
     for question in questions:
-        found |= set(question.texts) | set(question.explanations)
+        found |= set(question.texts) | set(question.explanations or ())
         found |= {language for _line, texts in question.choices for language in texts}
     languages = [SOURCE_LANGUAGE, *sorted(found - {SOURCE_LANGUAGE})]
     return {
@@ -248,7 +249,7 @@ def _by_language(title, description, questions: list[_Question]) -> dict[str, Pa
                     text=question.texts.get(language, ""),
                     choices=[ParsedChoice(line=line, text=texts.get(language, "")) for line, texts in question.choices],
                     correct=question.correct,
-                    explanation=question.explanations.get(language, ""),
+                    explanation=None if question.explanations is None else question.explanations.get(language, ""),
                     keep_choice_order=question.keep_choice_order,
                 )
                 for question in questions
