@@ -89,3 +89,12 @@ class TestRefused:
 
     def test_an_empty_file(self, tmp_path):
         assert_refused(aiken_file(tmp_path, "\n\n"), "aiken", line=1, match="no question")
+
+
+@pytest.mark.usefixtures("content")
+def test_the_seed_format_still_needs_a_language(tmp_path):
+    with pytest.raises(CommandError, match="--language"):
+        export(ART, "seed")
+    path = aiken_file(tmp_path, GOOD)
+    with pytest.raises(CommandError, match="--language"):
+        import_file(path, "seed")
