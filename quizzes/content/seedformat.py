@@ -44,18 +44,26 @@ class ParsedQuestion:
     number: int
     text: str
     choices: list[ParsedChoice] = field(default_factory=list)
+    # What the seed format does not carry and other question files may
+    # (quizzes/content/formats/): None where a file says nothing of it.
+    name: str = ""
+    correct: int | None = None  # the position of the right choice, from 1
+    explanation: str | None = None
+    keep_choice_order: bool | None = None
 
 
 @dataclass
 class ParsedQuiz:
-    title: str
-    description: str
+    # None: the file names no title or description (an Aiken file); "" in one language of
+    # a multilingual file: not translated into it.
+    title: str | None
+    description: str | None
     questions: list[ParsedQuestion]
 
 
 def parse(data: bytes) -> ParsedQuiz:
     """Parse a file's bytes; raise SeedFormatError naming the first bad line."""
-    lines = _decode_lines(data)
+    lines = decode_lines(data)
     if not lines or not lines[0].strip():
         raise SeedFormatError(1, _("the first line must be the quiz title"))
     if _QUESTION_RE.match(lines[0]) or lines[0].startswith(CHOICE_PREFIX):
@@ -103,7 +111,8 @@ def render(*, title: str, description: str, questions: list[tuple[str, list[str]
     return "\n".join(lines)
 
 
-def _decode_lines(data: bytes) -> list[str]:
+def decode_lines(data: bytes) -> list[str]:
+    """The lines of a UTF-8 file (a BOM and a last newline allowed); SeedFormatError on bad bytes."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     raw_lines = data.split(b"\n")

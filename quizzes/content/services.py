@@ -1,5 +1,5 @@
-"""Writes of content: quizzes imported from the seed text format, and
-translations confirmed by a reviewer.
+"""Writes of content: quizzes imported from the seed text format and from question files
+(quizzes/content/formats/), and translations confirmed by a reviewer.
 
 Translated fields are always written by their explicit language column
 (``text_en``, ``text_ur``...): assigning ``question.text`` would write
@@ -18,10 +18,11 @@ from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
 from quizzes.content.cache import quiz_content_invalidate
+from quizzes.content.formats.common import question_error
 from quizzes.content.languages import SOURCE_LANGUAGE, column, text_in
 from quizzes.content.seedformat import ParsedQuiz, SeedFormatError
 from quizzes.content.translation_status import translations_stamp
-from quizzes.models import Choice, Course, Question, Quiz
+from quizzes.models import Answer, Choice, Course, Question, Quiz
 
 
 class ContentImportError(Exception):
@@ -37,8 +38,26 @@ def quiz_import(
     a ContentImportError (or SeedFormatError naming the line) is raised and
     nothing is written.
     """
-    if language not in dict(settings.LANGUAGES):
-        raise ContentImportError(_("Unknown language %(language)r.") % {"language": language})
+    return quiz_import_languages(parsed={language: parsed}, quiz_slug=quiz_slug, course_slug=course_slug)
+
+
+def quiz_import_languages(
+    *,
+    parsed: dict[str, ParsedQuiz],
+    quiz_slug: str | None = None,
+    course_slug: str | None = None,
+    default_title: str = "",
+) -> tuple[Quiz, bool]:
+    """Import a file holding one or more languages of a quiz (``parsed`` by language).
+
+    Into an existing quiz, each language's texts (and the key and explanations where the
+    file carries them); otherwise a new, unpublished quiz from the English, then the other
+    languages. ``default_title`` names a new quiz whose file names none (the file's name).
+    All or nothing, as ``quiz_import``.
+    """
+    for language in parsed:
+        if language not in dict(settings.LANGUAGES):
+            raise ContentImportError(_("Unknown language %(language)r.") % {"language": language})
     existing = Quiz.objects.filter(slug=quiz_slug).select_related("course").first() if quiz_slug else None
     with transaction.atomic():
         if existing is not None:
@@ -47,8 +66,10 @@ def quiz_import(
                     _("Quiz %(quiz)s belongs to course %(course)s, not %(other)s.")
                     % {"quiz": existing.slug, "course": existing.course.slug, "other": course_slug}
                 )
-            return quiz_translation_import(quiz=existing, parsed=parsed, language=language), False
-        if language != SOURCE_LANGUAGE:
+            for language, quiz_file in parsed.items():
+                quiz_translation_import(quiz=existing, parsed=quiz_file, language=language)
+            return existing, False
+        if SOURCE_LANGUAGE not in parsed:
             raise ContentImportError(
                 _(
                     "A new quiz must be imported in English, its source language; "
@@ -56,16 +77,26 @@ def quiz_import(
                 )
             )
         course = _import_course(course_slug)
-        return quiz_create_from_file(parsed=parsed, course=course, slug=quiz_slug or slugify(parsed.title)), True
+        english = parsed[SOURCE_LANGUAGE]
+        title = english.title or default_title
+        quiz = quiz_create_from_file(parsed=english, course=course, slug=quiz_slug or slugify(title), title=title)
+        for language, quiz_file in parsed.items():
+            if language != SOURCE_LANGUAGE:
+                quiz_translation_import(quiz=quiz, parsed=quiz_file, language=language)
+        return quiz, True
 
 
-def quiz_create_from_file(*, parsed: ParsedQuiz, course: Course, slug: str) -> Quiz:
-    """Create an unpublished quiz from an English file.
+def quiz_create_from_file(*, parsed: ParsedQuiz, course: Course, slug: str, title: str | None = None) -> Quiz:
+    """Create an unpublished quiz from an English file (titled ``title`` if the file names none).
 
-    The file says nothing of correct choices or explanations, so the quiz stays
-    unpublished until an editor adds them (validate_content lists what is missing).
+    A file in the seed format says nothing of correct choices or explanations, so the quiz
+    stays unpublished until an editor adds them (validate_content lists what is missing);
+    a question file that carries them (Moodle XML, GIFT, Aiken's key) sets them.
     """
+    title = parsed.title or title or ""
     _check_fits(parsed)
+    if not title:
+        raise ContentImportError(_("The file names no quiz title."))
     slug_length = Quiz._meta.get_field("slug").max_length
     if not slug or len(slug) > slug_length:
         raise ContentImportError(
@@ -82,14 +113,25 @@ def quiz_create_from_file(*, parsed: ParsedQuiz, course: Course, slug: str) -> Q
             course=course,
             slug=slug,
             position=next_position,
-            title_en=parsed.title,
-            description_en=parsed.description,
+            title_en=title,
+            description_en=parsed.description or "",
             is_published=False,
         )
         for parsed_question in parsed.questions:
-            question = Question.objects.create(quiz=quiz, position=parsed_question.number, text_en=parsed_question.text)
+            question = Question.objects.create(
+                quiz=quiz,
+                position=parsed_question.number,
+                text_en=parsed_question.text,
+                explanation_en=parsed_question.explanation or "",
+                keep_choice_order=bool(parsed_question.keep_choice_order),
+            )
             Choice.objects.bulk_create(
-                Choice(question=question, position=position, text_en=parsed_choice.text, is_correct=False)
+                Choice(
+                    question=question,
+                    position=position,
+                    text_en=parsed_choice.text,
+                    is_correct=position == parsed_question.correct,
+                )
                 for position, parsed_choice in enumerate(parsed_question.choices, start=1)
             )
         quiz_content_invalidate(quiz.pk)  # bulk_create sends no signals
@@ -97,28 +139,38 @@ def quiz_create_from_file(*, parsed: ParsedQuiz, course: Course, slug: str) -> Q
 
 
 def quiz_translation_import(*, quiz: Quiz, parsed: ParsedQuiz, language: str) -> Quiz:
-    """Write one language's texts of an existing quiz from a file of the same shape.
+    """Write one language's texts of an existing quiz from a file of the same shape, and the
+    key, explanations and choice order where the file carries them.
 
     For a translation, text identical to the English stays untranslated (an
     empty column), so a later fix to the English reaches that language too;
     within a translated question, a choice identical to the English (a code
     name such as ``torch.utils.checkpoint``) is the same by nature and is kept
-    as that language's text.
+    as that language's text. A file whose key differs from the quiz's for a
+    question students have answered is refused: the admin's regrade changes it.
     """
     questions = list(quiz.questions.order_by("position").prefetch_related("choices"))
     _check_fits(parsed)
     _check_same_shape(questions, parsed)
     with transaction.atomic():
-        _write(quiz, "title", language, parsed.title)
-        _write(quiz, "description", language, parsed.description)
+        for field in ("title", "description"):
+            value = getattr(parsed, field)
+            if value is not None and (value or language != SOURCE_LANGUAGE or field == "description"):
+                _write(quiz, field, language, value)
         quiz.save()
         for question, parsed_question in zip(questions, parsed.questions, strict=True):
             question_translated = _write(question, "text", language, parsed_question.text)
+            if parsed_question.explanation is not None:
+                _write(question, "explanation", language, parsed_question.explanation)
+            if parsed_question.keep_choice_order is not None:
+                question.keep_choice_order = parsed_question.keep_choice_order
             question.save()
             choices = sorted(question.choices.all(), key=lambda choice: choice.position)
+            key_changed = _key_write(question, choices, parsed_question)
             for choice, parsed_choice in zip(choices, parsed_question.choices, strict=True):
                 _write(choice, "text", language, parsed_choice.text, keep_identical=question_translated)
-                choice.save(update_fields=[column("text", language), "translation_sources"])
+                fields = [column("text", language), "translation_sources", *(["is_correct"] if key_changed else [])]
+                choice.save(update_fields=fields)
     return quiz
 
 
@@ -160,12 +212,35 @@ def _import_course(course_slug: str | None) -> Course:
     return courses[0]
 
 
+def _key_write(question: Question, choices: list[Choice], parsed_question) -> bool:
+    """Mark the file's right choice (if it names one); return whether the key changed."""
+    if parsed_question.correct is None:
+        return False
+    key = [choice.position for choice in choices if choice.is_correct]
+    wanted = [choices[parsed_question.correct - 1].position]
+    if key == wanted:
+        return False
+    if Answer.objects.filter(question=question).exists():
+        raise question_error(
+            parsed_question.line,
+            parsed_question.number,
+            parsed_question.name,
+            _(
+                "the file's right answer differs from the quiz's and students have answered this question: "
+                "change the key in the admin, which regrades their answers"
+            ),
+        )
+    for choice in choices:
+        choice.is_correct = choice.position == wanted[0]
+    return True
+
+
 def _check_fits(parsed: ParsedQuiz) -> None:
     """Refuse text longer than its column, naming the line, before anything is written."""
     title_length = Quiz._meta.get_field("title").max_length
     choice_length = Choice._meta.get_field("text").max_length
     too_long = _("this text has %(found)d characters; at most %(length)d fit")
-    if len(parsed.title) > title_length:
+    if parsed.title and len(parsed.title) > title_length:
         raise SeedFormatError(1, too_long % {"found": len(parsed.title), "length": title_length})
     for parsed_choice in (choice for question in parsed.questions for choice in question.choices):
         if len(parsed_choice.text) > choice_length:

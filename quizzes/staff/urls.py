@@ -3,6 +3,7 @@
 from django.urls import path
 
 from quizzes.staff import enrollment_views as enrollment_views
+from quizzes.staff import question_file_views
 from quizzes.staff.reports import gradebook_views, statistics_views
 
 app_name = "staff"
@@ -17,4 +18,7 @@ urlpatterns = [
     path("gradebook/<slug:course_slug>/export.csv", gradebook_views.gradebook_export, name="gradebook_export"),
     path("enrollments/bulk/", enrollment_views.enroll_bulk, name="enroll_bulk"),
     path("enrollments/bulk/confirm/", enrollment_views.enroll_bulk_confirm, name="enroll_bulk_confirm"),
+    # Question files: Moodle XML, GIFT, Aiken (quizzes/staff/question_file_views.py).
+    path("quizzes/import/", question_file_views.question_file_import_view, name="question_file_import"),
+    path("quizzes/<id:pk>/export/", question_file_views.question_file_export_view, name="question_file_export"),
 ]
