@@ -838,7 +838,11 @@ class LtiCourseLink(models.Model):
     platform's id of the course), else the registration's (``context_id`` blank)."""
 
     registration = models.ForeignKey(
-        "lti_tool.LtiRegistration", on_delete=models.CASCADE, related_name="+", verbose_name=_("registration")
+        "lti_tool.LtiRegistration",
+        on_delete=models.CASCADE,
+        related_name="+",
+        verbose_name=_("registration"),
+        db_index=False,  # the lead of the unique (registration, context_id)
     )
     context_id = models.CharField(_("platform context id"), max_length=255, blank=True)
     course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="+", verbose_name=_("course"))
@@ -860,7 +864,7 @@ class LtiNonce(models.Model):
 
     nonce = models.CharField(max_length=128, primary_key=True)
     state = models.CharField(max_length=128)
-    issued_at = models.DateTimeField()
+    issued_at = models.DateTimeField(db_index=True)  # each login deletes the stale ones
 
     def __str__(self):
         return self.nonce

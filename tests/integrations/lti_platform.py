@@ -71,7 +71,9 @@ class LoopbackPlatform:
     def token_url(self):
         return f"{self.issuer}/token"
 
-    def register(self, course_slug: str, **extra) -> None:
+    def register(self, course_slug: str, *, token_url: str | None = None, **extra) -> None:
+        """Register this platform with the tool (``token_url``: where its services answer, when
+        they run apart from it)."""
         call_command(
             "lti_register",
             issuer=self.issuer,
@@ -79,7 +81,7 @@ class LoopbackPlatform:
             deployment_id=self.deployment_id,
             keyset_url=self.keyset_url,
             auth_url=self.auth_url,
-            token_url=self.token_url,
+            token_url=token_url or self.token_url,
             course=course_slug,
             stdout=io.StringIO(),
             **extra,

@@ -23,17 +23,7 @@ LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
 def test_launch_take_the_quiz_and_the_grade_reaches_the_platform_once(client, content, platform, editor):
     cache.clear()
     with LoopbackPlatform() as lms:
-        call_command(
-            "lti_register",
-            issuer=lms.issuer,
-            client_id=lms.client_id,
-            deployment_id=lms.deployment_id,
-            keyset_url=lms.keyset_url,
-            auth_url=lms.auth_url,
-            token_url=platform.token_url,  # the platform's services answer on their own port
-            course=COURSE,
-            stdout=io.StringIO(),
-        )
+        lms.register(COURSE, token_url=platform.token_url)  # the platform's services answer apart
         platform.reset(jwks=Key.objects.as_jwks())  # the platform reads the tool's JWKS
 
         def claims(nonce):

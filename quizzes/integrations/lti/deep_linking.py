@@ -22,7 +22,7 @@ from quizzes.models import Quiz
 SESSION_KEY = "lti_deep_link"
 SESSION_LANGUAGE = "lti_language"
 DEEP_LINKING_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
-NO_DEEP_LINK = _("Open this page from your learning platform's \u201cadd an activity\u201d.")
+NO_DEEP_LINK = _("Open this page from your learning platform's “add an activity”.")
 CHOOSE_A_QUIZ = _("Choose one of the quizzes.")
 
 

@@ -5,7 +5,9 @@ start (user, quiz, start time, practice flag), an ``Answer`` row with the ``Ques
 it was shown, and the finish's figures as the outbox message copied them (a regrade may change
 the attempt's score since; the statement says what the student was told). So building one
 again, for a resend, gives the same statement, with the same id (a UUID named by the message's
-kind and key): the LRS keeps one.
+kind and key): the LRS keeps one. Only the names shown beside the ids (the username, the quiz's
+and course's titles) are read as they are now: a resend after one was edited is a statement
+the LRS refuses as a conflict (409) with the one it keeps, which counts as delivered.
 
 Ids are IRIs under ``LMS_SITE_URL``: the quiz is ``<site>/quizzes/<slug>``, its questions
 ``<site>/quizzes/<slug>/questions/<question id>``, the course ``<site>/courses/<slug>``, and
