@@ -39,6 +39,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone, translation
 
+from common.sql import _prepared_form
 from quizzes.api.serializers import (
     AnswerFeedbackSerializer,
     AttemptSerializer,
@@ -51,7 +52,8 @@ from quizzes.attempts.services import attempt_finish, attempt_start
 from quizzes.content import cache as content_cache
 from quizzes.content.cache import quiz_content_invalidate, version_question
 from quizzes.enrollment.services import enrollment_create
-from quizzes.models import Answer, Attempt, Choice, Question, Quiz
+from quizzes.models import Answer, Attempt, Choice, OutboxMessage, Question, Quiz
+from quizzes.outbox.statements import _answer_message_sql
 from tests.api.conftest import token_client
 from tests.factories import AttemptFactory, CourseFactory, QuizFactory, UserFactory, answer_row
 from tests.progress_oracle import attempt_oracle, progress_of, student_quiz_detail_oracle, student_quizzes_oracle
@@ -290,6 +292,29 @@ class TestAnswering:
         # The same answer again (a retry) is answered from the record.
         assert self.api_answer(client, attempt, quiz, 4, status=200) == API_ANSWER_RETRY
         assert Answer.objects.filter(attempt=attempt).count() == 4
+
+    def test_an_answer_carries_its_xapi_message_in_one_insert_of_its_own_transaction(
+        self, settings, student, content, attempt
+    ):
+        """With an LRS, the outbox adds one INSERT to an answer's transaction: in the same
+        message on PostgreSQL (no round trip), one more statement elsewhere; still one COMMIT."""
+        settings.XAPI_ENDPOINT = "http://127.0.0.1:9/xAPI/"
+        quiz = content[GC]
+        client = token_client(student)
+        client.get(f"/api/v1/attempts/{attempt.pk}/")  # the layout's versions, into this process
+        self.api_answer(client, attempt, quiz, 1)  # the first warms the content cache
+        question = quiz.questions.get(position=2)
+        data = {"question": question.pk, "choice": question.choices.get(position=1).pk}
+        with CaptureQueriesContext(connection) as queries:
+            response = client.post(f"/api/v1/attempts/{attempt.pk}/answers/", data, format="json")
+        assert response.status_code == 201
+        count, committed = statements(queries)
+        assert (count, committed) == (API_ANSWER + (0 if connection.vendor == "postgresql" else 1), 1)
+        sql = " ".join(query["sql"] for query in queries.captured_queries)
+        message_sql = _answer_message_sql(connection.alias)  # as text, or as the EXECUTE of its name
+        head = message_sql.split("%s")[0]  # the text before its parameters, as captured
+        assert sql.count(head) + sql.count(f"EXECUTE {_prepared_form(message_sql)[0]}(") == 1
+        assert OutboxMessage.objects.filter(kind=OutboxMessage.Kind.XAPI_ANSWERED).count() == 2
 
     def test_api_start_gives_what_the_serializer_gives(self, student, content):
         """A new attempt is rendered without reading its answers (none yet): as the serializer
