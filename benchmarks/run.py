@@ -67,6 +67,8 @@ STUDENTS = {
     "api": int(os.environ.get("BENCH_API_STUDENTS", "5000")),
     "burst": int(os.environ.get("BENCH_BURST_STUDENTS", "2000")),
     "two": int(os.environ.get("BENCH_TWO_SERVER_STUDENTS", "300")),
+    # Students who took the quiz before, every answer recorded: a site's tables as in use.
+    "past": int(os.environ.get("BENCH_PAST_STUDENTS", "3000")),
 }
 # Students still answering after this many seconds are stopped (and the burst fails):
 # make bench must end within 10 minutes even on a machine that cannot keep up.

@@ -12,6 +12,9 @@ is a fresh (attempt, question):
 - ``api``: a token and an attempt; answers through the API.
 - ``burst``: a token, no attempt (the burst starts them).
 - ``two``: a token, no attempt (the two-server check).
+- ``past``: a finished attempt with every question answered. A site in use has answers:
+  the statistics ``VACUUM ANALYZE`` takes after this (benchmarks/run.py) see the answers
+  table as it is in production, not empty, and so do the plans PostgreSQL makes from them.
 
 Writes ``<out>/read.txt``, ``web.txt``, ``api.txt``, ``questions.txt`` (lines of
 space-separated fields, for the wrk Lua script) and ``students.json``.
@@ -37,11 +40,12 @@ def main(out: Path, counts: dict[str, int]) -> None:
     from django.contrib.sessions.backends.db import SessionStore
     from django.contrib.sessions.models import Session
     from django.db import connection, transaction
+    from django.db.models import F
     from django.utils import timezone
     from rest_framework.authtoken.models import Token
 
     from benchmarks.ceiling import TABLE
-    from quizzes.models import Attempt, AttemptQuestion, Course, Enrollment, Quiz
+    from quizzes.models import Answer, Attempt, AttemptQuestion, Course, Enrollment, Quiz
 
     user_model = get_user_model()
     quiz = Quiz.objects.get(slug="gradient-checkpointing")
@@ -97,6 +101,40 @@ def main(out: Path, counts: dict[str, int]) -> None:
             )
             for attempt in started
             for position, question in enumerate(questions, start=1)
+        )
+        # Finished ten minutes after they started (started_at is the INSERT's time: moved back below).
+        past = Attempt.objects.bulk_create(
+            Attempt(
+                user=user, quiz=quiz, number=1, state=Attempt.State.FINISHED, score=0, max_score=len(questions),
+                pass_mark=quiz.pass_mark, finished_at=timezone.now() + timedelta(minutes=10),
+            )
+            for user in users.get("past", [])
+        )  # fmt: skip
+        AttemptQuestion.objects.bulk_create(
+            AttemptQuestion(
+                attempt=attempt,
+                position=position,
+                question=question,
+                version=current[question.pk],
+                choice_order=[choice["id"] for choice in current[question.pk].choices],
+            )
+            for attempt in past
+            for position, question in enumerate(questions, start=1)
+        )
+        # The first choice of each question, as the workloads answer (right or wrong by the key).
+        first = {question.pk: min(question.choices.all(), key=lambda c: c.position).pk for question in questions}
+        Answer.objects.bulk_create(
+            Answer(
+                attempt=attempt, question=question, choice_id=first[question.pk], version=current[question.pk],
+                is_correct=first[question.pk] == current[question.pk].correct_choice_id, language="en",
+            )
+            for attempt in past
+            for question in questions
+        )  # fmt: skip
+        right = sum(first[question.pk] == current[question.pk].correct_choice_id for question in questions)
+        day = timedelta(days=1)
+        Attempt.objects.filter(pk__in=[attempt.pk for attempt in past]).update(
+            score=right, started_at=F("started_at") - day, finished_at=F("started_at") - day + timedelta(minutes=10)
         )
 
     # A login saves the session to the cache as well as the database (cached_db sessions):
