@@ -321,3 +321,26 @@ def test_an_unknown_quiz_is_said_and_nothing_written(client, platform):
     response, _form = platform.launch(client, quiz="no-such-quiz")
     assert response.status_code == 404 and "no-such-quiz" in response.content.decode()
     assert counts() == before
+
+
+def test_a_launch_that_loses_a_race_for_its_rows_is_taken_again(client, platform, monkeypatch):
+    """Two first launches of one platform user at once: the one whose INSERT meets the other's
+    committed row (IntegrityError) is rolled back whole and accepted on its second try."""
+    from django.db import IntegrityError
+
+    from quizzes.integrations.lti import services
+
+    real, calls = services.sync_data_from_launch, []
+
+    def racing(lti_launch):
+        calls.append(True)
+        real(lti_launch)
+        if len(calls) == 1:  # this launch's rows written, then the other's commit wins
+            raise IntegrityError("duplicate key value violates unique constraint")
+
+    monkeypatch.setattr(services, "sync_data_from_launch", racing)
+    response, _form = platform.launch(client, quiz=QUIZ)
+    assert response.status_code == 302 and response["Location"] == f"/en/quizzes/{QUIZ}/"
+    assert len(calls) == 2
+    assert LtiUser.objects.filter(sub="student-1").count() == 1
+    assert Enrollment.objects.filter(user=LtiUser.objects.get(sub="student-1").auth_user).count() == 1

@@ -7,7 +7,7 @@ All or nothing: a launch refused here (a course not connected, an unknown quiz) 
 from dataclasses import dataclass
 
 from django.contrib.auth.models import Group
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils.translation import gettext_lazy as _
 from lti_tool.lti_core.constants import ContextRole
 from lti_tool.lti_core.utils import normalize_role
@@ -94,9 +94,20 @@ def _grade_target(lti_launch: LtiLaunch, lti_user: LtiUser, quiz: Quiz) -> None:
     LtiGradeTarget.objects.get_or_create(quiz=quiz, lti_user=lti_user, line_item=line_item)
 
 
-@transaction.atomic
 def launch_accept(*, lti_launch: LtiLaunch) -> LaunchResult:
-    """Link, enrol and record a validated resource link or deep linking launch."""
+    """Link, enrol and record a validated resource link or deep linking launch.
+
+    Two first launches of one platform user (or of one context, link or line item) at the same
+    moment both try to create its rows; the one whose INSERT loses is rolled back whole and
+    taken again, finding the rows the other committed."""
+    try:
+        return _launch_accept(lti_launch=lti_launch)
+    except IntegrityError:
+        return _launch_accept(lti_launch=lti_launch)
+
+
+@transaction.atomic
+def _launch_accept(*, lti_launch: LtiLaunch) -> LaunchResult:
     course = launch_course(lti_launch)
     teaches = launch_teaches(lti_launch)
     if lti_launch.is_deep_link_launch and not teaches:
