@@ -88,6 +88,14 @@ def main(out: Path, counts: dict[str, int]) -> None:
             for user in users["read"] + users["web"] + users["api"]
         )
         attempts = {attempt.user_id: attempt.pk for attempt in started}
+        # Finished ten minutes after they started (started_at is the INSERT's time: moved back below).
+        past = Attempt.objects.bulk_create(
+            Attempt(
+                user=user, quiz=quiz, number=1, state=Attempt.State.FINISHED, score=0, max_score=len(questions),
+                pass_mark=quiz.pass_mark, finished_at=timezone.now() + timedelta(minutes=10),
+            )
+            for user in users.get("past", [])
+        )  # fmt: skip
         # Each attempt's layout, as a start draws it with the quiz unshuffled: its questions in
         # position order, each its current version with the choices in their order.
         current = {question.pk: question.versions.order_by("-number").first() for question in questions}
@@ -99,26 +107,7 @@ def main(out: Path, counts: dict[str, int]) -> None:
                 version=current[question.pk],
                 choice_order=[choice["id"] for choice in current[question.pk].choices],
             )
-            for attempt in started
-            for position, question in enumerate(questions, start=1)
-        )
-        # Finished ten minutes after they started (started_at is the INSERT's time: moved back below).
-        past = Attempt.objects.bulk_create(
-            Attempt(
-                user=user, quiz=quiz, number=1, state=Attempt.State.FINISHED, score=0, max_score=len(questions),
-                pass_mark=quiz.pass_mark, finished_at=timezone.now() + timedelta(minutes=10),
-            )
-            for user in users.get("past", [])
-        )  # fmt: skip
-        AttemptQuestion.objects.bulk_create(
-            AttemptQuestion(
-                attempt=attempt,
-                position=position,
-                question=question,
-                version=current[question.pk],
-                choice_order=[choice["id"] for choice in current[question.pk].choices],
-            )
-            for attempt in past
+            for attempt in [*started, *past]
             for position, question in enumerate(questions, start=1)
         )
         # The first choice of each question, as the workloads answer (right or wrong by the key).
