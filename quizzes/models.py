@@ -37,8 +37,8 @@ class Course(models.Model):
         default=False,
         help_text=_("Students may enroll themselves from their dashboard."),
     )
-    # What each translation was written against: "<column>" (``text_ur``,
-    # ``text_ind``) -> hash of the English text then (quizzes/content/translation_status.py).
+    # Each translation's record: "<column>" (``text_ur``, ``text_ind``) -> the English it was
+    # written against and its state (quizzes/content/translation_status.py).
     translation_sources = models.JSONField(_("translation sources"), default=dict, blank=True, editable=False)
 
     objects = CourseManager()
@@ -198,8 +198,8 @@ class Quiz(models.Model):
         default=True,
         help_text=_("Untick to never show which choice was right (correctness and explanations follow the timing)."),
     )
-    # What each translation was written against: "<column>" (``text_ur``,
-    # ``text_ind``) -> hash of the English text then (quizzes/content/translation_status.py).
+    # Each translation's record: "<column>" (``text_ur``, ``text_ind``) -> the English it was
+    # written against and its state (quizzes/content/translation_status.py).
     translation_sources = models.JSONField(_("translation sources"), default=dict, blank=True, editable=False)
 
     objects = QuizManager()
@@ -256,8 +256,8 @@ class Question(models.Model):
         default=False,
         help_text=_('Never shuffle this question\'s choices (for "all of the above").'),
     )
-    # What each translation was written against: "<column>" (``text_ur``,
-    # ``text_ind``) -> hash of the English text then (quizzes/content/translation_status.py).
+    # Each translation's record: "<column>" (``text_ur``, ``text_ind``) -> the English it was
+    # written against and its state (quizzes/content/translation_status.py).
     translation_sources = models.JSONField(_("translation sources"), default=dict, blank=True, editable=False)
 
     objects = QuestionManager()
@@ -293,8 +293,8 @@ class Choice(models.Model):
         default=False,
         help_text=_("Archived choices are no longer offered; the answers that chose them stay on record."),
     )
-    # What each translation was written against: "<column>" (``text_ur``,
-    # ``text_ind``) -> hash of the English text then (quizzes/content/translation_status.py).
+    # Each translation's record: "<column>" (``text_ur``, ``text_ind``) -> the English it was
+    # written against and its state (quizzes/content/translation_status.py).
     translation_sources = models.JSONField(_("translation sources"), default=dict, blank=True, editable=False)
 
     objects = ChoiceManager()

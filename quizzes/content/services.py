@@ -21,7 +21,7 @@ from quizzes.content.cache import quiz_content_invalidate
 from quizzes.content.formats.common import question_error
 from quizzes.content.languages import SOURCE_LANGUAGE, column, text_in
 from quizzes.content.seedformat import ParsedQuiz, SeedFormatError
-from quizzes.content.translation_status import translations_stamp
+from quizzes.content.translation_status import Status, translations_stamp
 from quizzes.models import Answer, Choice, Course, Question, Quiz
 
 
@@ -175,21 +175,22 @@ def quiz_translation_import(*, quiz: Quiz, parsed: ParsedQuiz, language: str) ->
 
 
 def translations_confirm(*, question: Question, languages) -> int:
-    """Mark the ``languages`` translations of ``question`` and its choices as checked
-    against the current English (a reviewer found them still right).
+    """Mark the ``languages`` translations of ``question`` and its choices reviewed: checked
+    against the current English by a reviewer (stale and machine-made ones included).
 
-    Returns how many translations became up to date.
+    Returns how many translations changed state.
     """
     columns = {column(name, language) for name in ("text", "explanation") for language in languages}
     confirmed = 0
     with transaction.atomic():
         question = Question.objects.select_for_update().get(pk=question.pk)
-        stamped = translations_stamp(question, columns=columns)
+        stamped = translations_stamp(question, columns=columns, state=Status.REVIEWED)
         if stamped:
             question.save(update_fields=["translation_sources"])
             confirmed += len(stamped)
         for choice in question.choices.filter(is_archived=False).order_by("position"):
-            stamped = translations_stamp(choice, columns={column("text", language) for language in languages})
+            choice_columns = {column("text", language) for language in languages}
+            stamped = translations_stamp(choice, columns=choice_columns, state=Status.REVIEWED)
             if stamped:
                 choice.save(update_fields=["translation_sources"])
                 confirmed += len(stamped)

@@ -1,17 +1,24 @@
-"""Whether each translation is up to date with the English it was written from.
+"""The state of each translation: missing, machine-made, translated, reviewed or stale.
 
 Every translated row (Course, Quiz, Question, Choice) keeps, in its
-``translation_sources`` JSON field, the hash of the English text each of its
-translations was written against: ``{"text_ur": "<sha256(English)[:16]>",
-"text_ind": ...}`` (keys are the translation columns). The status of one
-(object, field, language) is then:
+``translation_sources`` JSON field, a record per translation column
+(``text_ur``, ``text_ind``...): the English text the translation was written
+against and how it was made::
 
-- ``translated``: the translation is present and was written against the
-  current English;
+    {"text_ur": {"english": "What does checkpointing trade?", "state": "translated"}}
+
+``state`` is ``machine`` (imported as a machine translation), ``translated``
+(written or edited by a person) or ``reviewed`` (checked by a reviewer, or
+imported from a file that marks it final). The status of one (object, field,
+language) is then:
+
+- ``missing``: empty, so learners see the English (the per-field fallback);
 - ``stale``: present, but the English changed since it was written (or it
   carries no record at all: it was written by a path that does not stamp,
-  such as ``QuerySet.update`` in a shell, so nobody can say it matches);
-- ``missing``: empty, so learners see the English (the per-field fallback).
+  such as ``QuerySet.update`` in a shell, so nobody can say it matches); the
+  record's ``english`` is what it was written against, so a translator sees
+  what changed;
+- otherwise the record's state: ``machine``, ``translated`` or ``reviewed``.
 
 A field whose English is empty (an optional description) has nothing to
 translate and is not counted; nor are archived questions and choices, which
@@ -23,29 +30,28 @@ translation (no second table to keep in step, nothing to forget when a row
 is copied), fixtures carry it under the rows' natural keys without a model
 of their own, a quiz's status is computed from the rows the admin already
 loads, and SQLite and PostgreSQL both filter on JSON keys (the admin's
-"Stale in" filters are plain SQL). Hashes instead of a version counter: the
-same English text always gives the same hash, so undoing an edit of the
-English makes its translations current again, and a fixture or an import
-can compute the stamp with nothing but the text.
+filters are plain SQL). The English itself rather than a version counter or a
+hash: the same English text always matches, so undoing an edit of the English
+makes its translations current again, and an export can show the translator
+the English a stale translation was written against.
 
-Writes stamp: the admin forms (``quizzes.content.forms.TranslationStampMixin``) stamp
-each translation an editor changed, and only those (a change of the English
-alone leaves its translations stale); ``import_quiz`` stamps the language it
-imports; the fixtures ship with their stamps; ``translations_confirm`` marks
-reviewed translations current. Migration 0004 stamped every translation that
-existed before this record did as current: they had been checked when they
-were imported.
+Writes stamp, all through ``translations_stamp``: the admin forms
+(``quizzes.content.forms.TranslationStampMixin``) stamp each translation an
+editor changed, and only those (a change of the English alone leaves its
+translations stale), as ``translated``; ``import_quiz`` stamps the language it
+imports; ``import_translations`` stamps each unit with the state its file
+gives; the fixtures ship with their records; ``translations_confirm`` marks a
+reviewer's languages ``reviewed``. Migration 0012 turned the hashes of the
+earlier records into this form.
 """
 
-import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db import models
-from django.db.models import CharField, Exists, F, Func, OuterRef, Q, Value
+from django.db.models import Exists, F, OuterRef, Q
 from django.db.models.fields.json import KT
-from django.db.models.functions import Coalesce, Left
 from django.db.models.lookups import Exact, IsNull
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
@@ -54,7 +60,6 @@ from quizzes.content.languages import SOURCE_LANGUAGE, TRANSLATION_LANGUAGES, co
 from quizzes.models import Choice, Course, Question, Quiz
 
 SOURCES_FIELD = "translation_sources"
-HASH_LENGTH = 16
 
 TRANSLATED_FIELDS: dict[type[models.Model], tuple[str, ...]] = {
     Course: ("title", "description"),
@@ -65,14 +70,28 @@ TRANSLATED_FIELDS: dict[type[models.Model], tuple[str, ...]] = {
 
 
 class Status(models.TextChoices):
-    TRANSLATED = "translated", _("up to date")
-    STALE = "stale", _("stale: the English changed since")
     MISSING = "missing", _("missing: shown in English")
+    MACHINE = "machine", _("machine translation")
+    TRANSLATED = "translated", _("translated")
+    REVIEWED = "reviewed", _("reviewed")
+    STALE = "stale", _("stale: the English changed since")
 
 
-def source_hash(text: str | None) -> str:
-    """The stamp of an English text: the first 16 hex digits of its SHA-256."""
-    return hashlib.sha256((text or "").encode("utf-8")).hexdigest()[:HASH_LENGTH]
+# The states a record holds; missing and stale follow from the texts.
+RECORDED_STATES = (Status.MACHINE, Status.TRANSLATED, Status.REVIEWED)
+# Written by a person against the current English: nothing left to do.
+HUMAN_STATES = (Status.TRANSLATED, Status.REVIEWED)
+
+
+def translation_record(obj, translated_column: str) -> dict:
+    """The record of one translation column: ``{"english": ..., "state": ...}``, {} when none."""
+    record = (getattr(obj, SOURCES_FIELD) or {}).get(translated_column)
+    return record if isinstance(record, dict) else {}
+
+
+def written_against(obj, name: str, language: str) -> str | None:
+    """The English the ``language`` translation of ``name`` was written against; None when unknown."""
+    return translation_record(obj, column(name, language)).get("english")
 
 
 def translation_columns(model: type[models.Model]) -> list[tuple[str, str, str]]:
@@ -91,20 +110,28 @@ def translation_status(obj, name: str, language: str) -> Status | None:
         return None
     if not (getattr(obj, column(name, language)) or ""):
         return Status.MISSING
-    recorded = (getattr(obj, SOURCES_FIELD) or {}).get(column(name, language))
-    return Status.TRANSLATED if recorded == source_hash(english) else Status.STALE
+    record = translation_record(obj, column(name, language))
+    if record.get("english") != english:
+        return Status.STALE
+    state = record.get("state")
+    return Status(state) if state in RECORDED_STATES else Status.TRANSLATED
 
 
 # Writing the stamps ------------------------------------------------------------
 
 
-def translations_stamp(obj, *, columns: Iterable[str] | None = None) -> list[str]:
-    """Record that these translation columns of ``obj`` match its current English.
+def translations_stamp(
+    obj, *, columns: Iterable[str] | None = None, state: Status = Status.TRANSLATED
+) -> list[str]:
+    """Record that these translation columns of ``obj`` match its current English, made
+    as ``state`` (machine, translated or reviewed).
 
     ``columns`` defaults to every translation column. An empty translation
-    loses its stamp. Sets the attribute only: the caller saves the row.
-    Returns the columns whose stamp changed.
+    loses its record. Sets the attribute only: the caller saves the row.
+    Returns the columns whose record changed.
     """
+    if state not in RECORDED_STATES:
+        raise ValueError(f"a translation is stamped machine, translated or reviewed, not {state!r}")
     wanted = None if columns is None else set(columns)
     sources = dict(getattr(obj, SOURCES_FIELD) or {})
     changed = []
@@ -112,9 +139,9 @@ def translations_stamp(obj, *, columns: Iterable[str] | None = None) -> list[str
         if wanted is not None and translated not in wanted:
             continue
         if getattr(obj, translated) or "":
-            stamp = source_hash(getattr(obj, column(name, SOURCE_LANGUAGE)))
-            if sources.get(translated) != stamp:
-                sources[translated] = stamp
+            record = {"english": getattr(obj, column(name, SOURCE_LANGUAGE)) or "", "state": str(state)}
+            if sources.get(translated) != record:
+                sources[translated] = record
                 changed.append(translated)
         elif sources.pop(translated, None) is not None:
             changed.append(translated)
@@ -141,19 +168,6 @@ def translations_stamp_changed(obj, *, before: Mapping[str, object]) -> list[str
 # Reading them in the database ---------------------------------------------------
 
 
-class _Sha256Hex(Func):
-    """Hex SHA-256 of a text: Django's SQLite backend registers SHA256();
-    PostgreSQL has sha256(bytea) built in (no pgcrypto needed)."""
-
-    function = "SHA256"
-    output_field = CharField()
-
-    def as_postgresql(self, compiler, connection, **extra_context):
-        return self.as_sql(
-            compiler, connection, template="ENCODE(SHA256(CONVERT_TO(%(expressions)s, 'UTF8')), 'hex')", **extra_context
-        )
-
-
 def _present(col: str, prefix: str = "") -> Q:
     return Q(**{f"{prefix}{col}__isnull": False}) & ~Q(**{f"{prefix}{col}": ""})
 
@@ -165,8 +179,8 @@ def missing_q(name: str, language: str, *, prefix: str = "") -> Q:
 
 def stale_q(name: str, language: str, *, prefix: str = "") -> Q:
     """Rows whose ``name`` translation was not written against the current English."""
-    recorded = KT(f"{prefix}{SOURCES_FIELD}__{column(name, language)}")
-    current = Left(_Sha256Hex(Coalesce(F(f"{prefix}{column(name, SOURCE_LANGUAGE)}"), Value(""))), HASH_LENGTH)
+    recorded = KT(f"{prefix}{SOURCES_FIELD}__{column(name, language)}__english")
+    current = F(f"{prefix}{column(name, SOURCE_LANGUAGE)}")
     return (
         _present(column(name, SOURCE_LANGUAGE), prefix)
         & _present(column(name, language), prefix)
@@ -174,11 +188,34 @@ def stale_q(name: str, language: str, *, prefix: str = "") -> Q:
     )
 
 
+def state_q(name: str, language: str, state: Status, *, prefix: str = "") -> Q:
+    """Rows whose ``name`` translation is current and recorded as ``state`` (machine, translated
+    or reviewed). A record written before states existed counts as translated."""
+    recorded = KT(f"{prefix}{SOURCES_FIELD}__{column(name, language)}__state")
+    made = Q(Exact(recorded, str(state)))
+    if state == Status.TRANSLATED:
+        made |= Q(IsNull(recorded, True))
+    return (
+        _present(column(name, SOURCE_LANGUAGE), prefix)
+        & _present(column(name, language), prefix)
+        & ~stale_q(name, language, prefix=prefix)
+        & made
+    )
+
+
+def status_q(name: str, language: str, status: Status, *, prefix: str = "") -> Q:
+    """Rows whose ``name`` translation in ``language`` has ``status``."""
+    if status == Status.MISSING:
+        return missing_q(name, language, prefix=prefix)
+    if status == Status.STALE:
+        return stale_q(name, language, prefix=prefix)
+    return state_q(name, language, status, prefix=prefix)
+
+
 def _any_field(model, kind: str, language: str) -> Q:
-    build = stale_q if kind == Status.STALE else missing_q
     result = Q()
     for name in TRANSLATED_FIELDS[model]:
-        result |= build(name, language)
+        result |= status_q(name, language, Status(kind))
     return result
 
 
@@ -215,18 +252,26 @@ class TranslationItem:
 class LanguageReport:
     code: str
     name: str
-    translated: int = 0
-    stale: int = 0
     missing: int = 0
+    machine: int = 0
+    translated: int = 0
+    reviewed: int = 0
+    stale: int = 0
     items: list[TranslationItem] = field(default_factory=list)
 
     @property
     def total(self) -> int:
-        return self.translated + self.stale + self.missing
+        return self.missing + self.machine + self.translated + self.reviewed + self.stale
 
     @property
     def percent(self) -> int:
-        return self.translated * 100 // self.total if self.total else 100
+        """The share written by a person against the current English (translated or reviewed)."""
+        done = self.translated + self.reviewed
+        return done * 100 // self.total if self.total else 100
+
+    @property
+    def machine_items(self) -> list[TranslationItem]:
+        return [item for item in self.items if item.status == Status.MACHINE]
 
     @property
     def stale_items(self) -> list[TranslationItem]:
@@ -239,7 +284,7 @@ class LanguageReport:
 
 def quiz_translation_report(quiz: Quiz) -> list[LanguageReport]:
     """Per language: how many of the quiz's texts (its own, its questions' and
-    their choices') are up to date, stale or missing, and which.
+    their choices') have each status, and which need work (missing, stale, machine-made).
 
     Pass a quiz from ``selectors.quiz_content_get`` (questions and choices
     prefetched, archived ones left out).
@@ -263,17 +308,18 @@ def quiz_translation_report(quiz: Quiz) -> list[LanguageReport]:
                 continue
             report = reports[language]
             setattr(report, status.value, getattr(report, status.value) + 1)
-            if status != Status.TRANSLATED:
+            if status not in HUMAN_STATES:
                 label = str(obj._meta.get_field(name).verbose_name)
                 report.items.append(TranslationItem(str(where), label, status, url))
     return list(reports.values())
 
 
 def object_translation_problems(obj) -> dict[str, list[tuple[str, Status]]]:
-    """language code -> [(field, status)] of the translations of ``obj`` that are not up to date."""
+    """language code -> [(field, status)] of the translations of ``obj`` that need work:
+    missing, stale or machine-made."""
     found: dict[str, list[tuple[str, Status]]] = {}
     for name, language, _translated in translation_columns(type(obj)):
         status = translation_status(obj, name, language)
-        if status not in (None, Status.TRANSLATED):
+        if status is not None and status not in HUMAN_STATES:
             found.setdefault(language, []).append((name, status))
     return found

@@ -1,7 +1,6 @@
 """Translation status: every write path stamps, English edits make translations stale,
 the quiz report counts by hand, and the admin's filters and marks agree."""
 
-import hashlib
 import io
 
 import pytest
@@ -16,7 +15,6 @@ from quizzes.content.translation_status import (
     question_needs_q,
     quiz_needs_q,
     quiz_translation_report,
-    source_hash,
     translation_status,
 )
 from quizzes.models import Choice, Course, Question, Quiz
@@ -55,19 +53,14 @@ def edit_english(obj, name, text):
     obj.save()
 
 
-# The hash ------------------------------------------------------------------------------------
-
-
-def test_source_hash_is_the_first_16_hex_digits_of_sha256():
-    assert source_hash("abc") == "ba7816bf8f01cfea"
-    assert source_hash("") == source_hash(None) == hashlib.sha256(b"").hexdigest()[:16]
-    assert source_hash("گریڈینٹ") == hashlib.sha256("گریڈینٹ".encode()).hexdigest()[:16]
-
-
 # Fixtures ------------------------------------------------------------------------------------
 
 
-def test_every_fixture_translation_carries_the_stamp_of_its_english():
+def record(english: str, state: str = "translated") -> dict:
+    return {"english": english, "state": state}
+
+
+def test_every_fixture_translation_carries_the_record_of_its_english():
     stamps = 0
     for model, fields in (
         ("quizzes.course", ("title", "description")),
@@ -75,15 +68,15 @@ def test_every_fixture_translation_carries_the_stamp_of_its_english():
         ("quizzes.question", ("text", "explanation")),
         ("quizzes.choice", ("text",)),
     ):
-        for record in fixture_records(model):
-            values = record["fields"]
+        for row in fixture_records(model):
+            values = row["fields"]
             expected = {
-                f"{name}_{suffix}": source_hash(values[f"{name}_en"])
+                f"{name}_{suffix}": record(values[f"{name}_en"])
                 for name in fields
                 for suffix in ("ur", "sn", "ind")
                 if values.get(f"{name}_{suffix}")
             }
-            assert values["translation_sources"] == expected, record
+            assert values["translation_sources"] == expected, row
             stamps += len(expected)
     # Course: 3 languages x 2 fields; the quizzes' own fields: 3 (gc) + 2 (art); and per question
     # translated (text, explanation, 4 choices): 3 ur + 3 sn (gc), 4 id (art): 10 x 6.
@@ -141,11 +134,13 @@ def test_migration_stamps_existing_translations_as_up_to_date():
     from importlib import import_module
 
     migration = import_module("quizzes.migrations.0004_translation_sources_and_regrades")
+    records = import_module("quizzes.migrations.0012_translation_records")
     for model in (Course, Quiz, Question, Choice):
         model.objects.update(translation_sources={})
     assert counts(GC)["ur"] == (0, 20, 30)
 
     migration.stamp_existing_translations(global_apps, None)
+    records.records_from_hashes(global_apps, None)
 
     assert counts(GC) == {"ur": (20, 0, 30), "sn": (19, 0, 31), "id": (0, 0, 50)}
     assert counts(ART)["id"] == (26, 0, 24)
@@ -172,7 +167,7 @@ def test_admin_edit_of_a_translation_stamps_it(editor_client):
 
     assert response.status_code == 302
     assert statuses(q1, "text") == {"ur": UP_TO_DATE, "sn": STALE, "id": MISSING}
-    assert q1.translation_sources["text_ur"] == source_hash("What does checkpointing trade for memory?")
+    assert q1.translation_sources["text_ur"] == record("What does checkpointing trade for memory?")
 
 
 @pytest.mark.usefixtures("content")
@@ -217,7 +212,7 @@ def test_saving_the_page_unchanged_changes_no_status(editor_client):
 
 
 @pytest.mark.usefixtures("content")
-def test_reviewer_marks_a_language_up_to_date(editor_client):
+def test_reviewer_marks_a_language_reviewed(editor_client):
     q1 = question(GC, 1)
     edit_english(q1, "text", "Changed English?")
     edit_english(choice(GC, 1, 2), "text", "Changed choice")
@@ -225,8 +220,9 @@ def test_reviewer_marks_a_language_up_to_date(editor_client):
     response = post_question(editor_client, q1, translations_reviewed=["sn"])
 
     assert response.status_code == 302
-    assert statuses(q1, "text") == {"ur": STALE, "sn": UP_TO_DATE, "id": MISSING}
-    assert statuses(choice(GC, 1, 2), "text") == {"ur": STALE, "sn": UP_TO_DATE, "id": MISSING}
+    assert statuses(q1, "text") == {"ur": STALE, "sn": Status.REVIEWED, "id": MISSING}
+    assert statuses(choice(GC, 1, 2), "text") == {"ur": STALE, "sn": Status.REVIEWED, "id": MISSING}
+    assert statuses(choice(GC, 1, 3), "text") == {"ur": UP_TO_DATE, "sn": Status.REVIEWED, "id": MISSING}
 
 
 @pytest.mark.parametrize("language", ["en", "ur"])
@@ -325,7 +321,7 @@ def test_importing_a_new_quiz_then_its_translation(tmp_path):
 
     only.refresh_from_db()
     assert statuses(only, "text") == {"ur": UP_TO_DATE, "sn": MISSING, "id": MISSING}
-    assert only.translation_sources == {"text_ur": source_hash("Question?")}
+    assert only.translation_sources == {"text_ur": record("Question?")}
     assert [statuses(c, "text")["ur"] for c in only.choices.order_by("position")] == [UP_TO_DATE, UP_TO_DATE]
 
 
