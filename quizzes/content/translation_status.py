@@ -120,9 +120,7 @@ def translation_status(obj, name: str, language: str) -> Status | None:
 # Writing the stamps ------------------------------------------------------------
 
 
-def translations_stamp(
-    obj, *, columns: Iterable[str] | None = None, state: Status = Status.TRANSLATED
-) -> list[str]:
+def translations_stamp(obj, *, columns: Iterable[str] | None = None, state: Status = Status.TRANSLATED) -> list[str]:
     """Record that these translation columns of ``obj`` match its current English, made
     as ``state`` (machine, translated or reviewed).
 
