@@ -48,8 +48,8 @@ STALE_CLASS = "translation-stale"
 class TranslationStampMixin:
     """For a ModelForm of a translated model, in the admin.
 
-    Saving stamps each translation the editor changed with the hash of the
-    English beside it; translations left untouched keep their stamp, so a
+    Saving stamps each translation the editor changed as translated against the
+    English beside it; translations left untouched keep their record, so a
     change of the English alone leaves them stale. Stale inputs carry the
     ``translation-stale`` class and say so in their help text.
     """
@@ -116,7 +116,7 @@ class QuestionAdminForm(TranslationStampMixin, forms.ModelForm):
         widget=forms.CheckboxSelectMultiple,
         help_text=_(
             "Tick a language after checking its translation of this question and its choices "
-            "against the current English: its stale translations become up to date."
+            "against the current English: its translations, stale and machine-made ones too, become reviewed."
         ),
     )
 
