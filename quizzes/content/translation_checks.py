@@ -169,7 +169,18 @@ def _checker(language: str) -> checks.StandardChecker:
     return checks.StandardChecker(checks.CheckerConfig(targetlanguage=language))
 
 
+def _ends_in_latin_like(english: str, translation: str) -> bool:
+    """The translation ends as the English does, after Latin text (code or a name), where the
+    Latin punctuation is the right one even in Urdu."""
+    english, translation = english.rstrip(), translation.rstrip()
+    if len(translation) < 2 or translation[-1] != english[-1:]:
+        return False
+    return unicodedata.bidirectional(translation[-2]) not in ("R", "AL")
+
+
 def check_endpunc(english: str, translation: str, language: str) -> list[CheckProblem]:
+    if _ends_in_latin_like(english, translation):
+        return []
     try:
         _checker(language).endpunc(english, translation)
     except checks.FilterFailure:
@@ -227,4 +238,16 @@ def translation_problems(english: str, translation: str, language: str) -> list[
         *check_brackets(english, translation),
         *check_endpunc(english, translation, language),
         *check_bidi(translation, language),
+    ]
+
+
+def object_check_problems(obj) -> list[tuple[str, str, CheckProblem]]:
+    """(field, language, problem) for every translation of ``obj`` (a course, quiz, question or choice)."""
+    from quizzes.content.languages import SOURCE_LANGUAGE, text_in
+    from quizzes.content.translation_status import translation_columns
+
+    return [
+        (name, language, problem)
+        for name, language, _column in translation_columns(type(obj))
+        for problem in translation_problems(text_in(obj, name, SOURCE_LANGUAGE), text_in(obj, name, language), language)
     ]
