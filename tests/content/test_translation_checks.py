@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 from translate.storage.po import pofile
 
+from quizzes.content.problems import content_warnings
 from quizzes.content.translation_checks import translation_problems
+from quizzes.models import Choice, Question, Quiz
+from tests.admin_forms import admin_url
+from tests.conftest import html_tree
+from tests.content.test_validate_content import WARNING, run_validate
+from tests.staff.test_safe_edits import question_post_data
 
 LRI, PDI, LRM = "\u2066", "\u2069", "\u200e"
 PO_FILE = Path(__file__).parent / "files" / "translation_checks_ur.po"
@@ -134,3 +140,76 @@ def test_po_file_has_each_problem():
     assert any(_expected(unit) == [] for unit in units)
     for unit in units:
         assert codes(unit.source, unit.target, store.gettargetlanguage()) == _expected(unit), unit.getcontext()
+
+
+# The shipped content -------------------------------------------------------------------------
+
+GC = "gradient-checkpointing"
+UNMARKED = "The Urdu translation of explanation: “%s” is not marked to run left to right (wrap it in U+2066 … U+2069)."
+# What the checks find in the fixtures today: their Urdu wraps no code in isolates, and one
+# choice gained a full stop its English lacks.
+SHIPPED_WARNINGS = [
+    *(
+        f"{GC} #5: " + UNMARKED % code
+        for code in (
+            "torch.utils.checkpoint",
+            "checkpoint()",
+            "checkpoint_sequential()",
+            "torch.optim.SGD",
+            "torch.nn.Dropout",
+            "torch.cuda.empty_cache",
+        )
+    ),
+    f"{GC} #2: The Urdu translation of choice 2: The translation ends with “۔”; the English has no end punctuation.",
+]
+
+
+def check_warnings() -> list[str]:
+    return [str(warning) for warning in content_warnings() if warning.code == "translation_check"]
+
+
+@pytest.mark.usefixtures("content")
+def test_shipped_fixtures_give_only_the_known_problems():
+    assert sorted(check_warnings()) == sorted(SHIPPED_WARNINGS)
+
+
+@pytest.mark.usefixtures("content")
+def test_validate_content_names_quiz_question_field_and_language():
+    choice = Choice.objects.get(question__quiz__slug=GC, text_en="torch.utils.checkpoint")
+    Choice.objects.filter(pk=choice.pk).update(text_ur="torch.checkpoint")
+    code, lines, err = run_validate()
+    assert code == 0, (lines, err)  # warnings do not fail the run
+    assert (
+        f"{WARNING}{GC} #{choice.question.position}: The Urdu translation of choice {choice.position}: "
+        "The code “torch.utils.checkpoint” of the English is missing or changed."
+    ) in lines
+    assert "No content problems." in lines
+
+
+@pytest.mark.usefixtures("content")
+def test_question_page_shows_the_problems(editor_client):
+    question = Question.objects.get(quiz__slug=GC, position=5)
+    page = editor_client.get(admin_url("quizzes_question_change", question.pk)).text
+    block = html_tree(page).one("ul", class_="translation-checks")
+    assert "The Urdu translation of explanation: “checkpoint()” is not marked" in block.text
+
+
+@pytest.mark.usefixtures("content")
+def test_quiz_page_lists_them_among_the_warnings(editor_client):
+    quiz = Quiz.objects.get(slug=GC)
+    page = editor_client.get(admin_url("quizzes_quiz_change", quiz.pk)).text
+    assert "Urdu translation of explanation: “torch.nn.Dropout” is not marked" in page
+
+
+@pytest.mark.usefixtures("content")
+def test_saving_warns_and_still_saves(editor_client):
+    question = Question.objects.get(quiz__slug=GC, position=1)
+    url, data = question_post_data(editor_client, question, text_sn="Chii chinonyanya kutengeswa ne checkpointing")
+    response = editor_client.post(url, data, follow=True)
+    assert response.status_code == 200
+    question.refresh_from_db()
+    assert question.text_sn == "Chii chinonyanya kutengeswa ne checkpointing"
+    warnings = [str(message) for message in response.context["messages"]]
+    assert (
+        "The Shona translation of text: The translation has no end punctuation; the English ends with “?”." in warnings
+    )
