@@ -65,7 +65,9 @@ CODE_TOKEN = re.compile(
     r"|\b[A-Za-z0-9]*_[A-Za-z0-9_]*\b"  # empty_cache
     r"|\b[A-Za-z]*[a-z][A-Z][A-Za-z0-9]*\b"  # camelCase, PyTorch
 )
-NUMBER = re.compile(r"\d+(?:\.\d+)?(?:\s*-\s*\d+(?:\.\d+)?)?%?")
+# Digits with their separators: languages swap "." and "," (Indonesian writes 1.000,5), so a
+# number is compared by its digits alone.
+NUMBER = re.compile(r"\d+(?:[.,]\d+)*(?:\s*-\s*\d+(?:[.,]\d+)*)?\s*%?")
 WORD = re.compile(r"[A-Za-z]{2,}")
 LATIN_WORDS_IN_A_ROW = re.compile(r"[A-Za-z]{2,}(?:[\s,;:-]+[A-Za-z]{2,}){2,}")
 BRACKETS = {"(": ")", "[": "]", "{": "}", "“": "”", "«": "»"}
@@ -90,8 +92,10 @@ def _without_code(text: str) -> str:
     return CODE_TOKEN.sub(" ", text)
 
 
-def _numbers(text: str) -> list[str]:
-    return [re.sub(r"\s+", "", number) for number in NUMBER.findall(ascii_digits(_without_code(text)))]
+def _numbers(text: str) -> list[tuple[str, str]]:
+    """(number as written, its key: digits, range dash and percent sign only)."""
+    found = NUMBER.findall(ascii_digits(_without_code(text)))
+    return [(number.strip(), re.sub(r"[\s.,]", "", number)) for number in found]
 
 
 def check_code(english: str, translation: str) -> list[CheckProblem]:
@@ -104,11 +108,11 @@ def check_code(english: str, translation: str) -> list[CheckProblem]:
 
 
 def check_numbers(english: str, translation: str) -> list[CheckProblem]:
-    found = _numbers(translation)
+    found = [key for _number, key in _numbers(translation)]
     problems = []
-    for number in _numbers(english):
-        if number in found:
-            found.remove(number)
+    for number, key in _numbers(english):
+        if key in found:
+            found.remove(key)
         else:
             message = _("The number “%(number)s” of the English is missing.") % {"number": number}
             problems.append(CheckProblem("number_missing", message))

@@ -47,6 +47,11 @@ class TestCodeAndNumbers:
         assert codes("About 20–30% slower.", "Sekitar 20-30% lebih lambat.", "id") == []
         assert codes("About 20–30% slower.", "Sekitar 20% lebih lambat.", "id") == ["number_missing"]
 
+    def test_separators_of_the_language(self):
+        assert codes("It holds 1,000.5 MB.", "Ia menyimpan 1.000,5 MB.", "id") == []
+        assert codes("It takes 20 % more.", "Inachukua 20% zaidi.", "sn") == []
+        assert codes("It holds 1,000 MB.", "Ia menyimpan 100 MB.", "id") == ["number_missing"]
+
     def test_urdu_digits_and_percent_sign(self):
         assert codes("About 20–30% slower.", "تقریباً ۲۰–۳۰٪ سست۔") == []
         assert codes("About 20–30% slower.", "تقریباً ۲۰–۴۰٪ سست۔") == ["number_missing"]
