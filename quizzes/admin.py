@@ -55,6 +55,7 @@ from quizzes.staff.overrides_admin import CourseGroupAdmin, QuizOverrideAdmin, Q
 from quizzes.staff.quiz_dates_admin import TEACHERS_SETTINGS_FIELDSETS, QuizDatesForm
 from quizzes.staff.quiz_settings_admin import PoolDrawInline, QuizLayoutSettingsMixin
 from quizzes.staff.records_admin import AnswerAdmin, AttemptAdmin, RegradeAdmin
+from quizzes.staff.translation_checks_admin import TranslationChecksMixin
 from quizzes.staff.versions_admin import QuestionVersionsMixin
 
 
@@ -159,7 +160,9 @@ class QuestionInline(TranslationStackedInline):
 
 
 @admin.register(Quiz)
-class QuizAdmin(QuizLayoutSettingsMixin, QuizSafeEditsMixin, ContentAdminMixin, TabbedTranslationAdmin):
+class QuizAdmin(
+    TranslationChecksMixin, QuizLayoutSettingsMixin, QuizSafeEditsMixin, ContentAdminMixin, TabbedTranslationAdmin
+):
     form = QuizDatesForm
     list_display = ("title", "course", "slug", "is_published", "pass_mark", "max_attempts", "question_count", "links")
     list_filter = ("is_published", "course", QuizMissingFilter, QuizStaleFilter)
@@ -269,7 +272,9 @@ class ChoiceInline(TranslationTabularInline):
 
 
 @admin.register(Question)
-class QuestionAdmin(QuestionVersionsMixin, QuestionSafeEditsMixin, ContentAdminMixin, TabbedTranslationAdmin):
+class QuestionAdmin(
+    TranslationChecksMixin, QuestionVersionsMixin, QuestionSafeEditsMixin, ContentAdminMixin, TabbedTranslationAdmin
+):
     form = QuestionAdminForm
     list_display = ("__str__", "short_text", "quiz", "pool", "translated_into", "is_archived")
     list_display_links = ("__str__", "short_text")
@@ -296,10 +301,11 @@ class QuestionAdmin(QuestionVersionsMixin, QuestionSafeEditsMixin, ContentAdminM
         "keep_choice_order",
         "is_archived",
         "translation_status",
+        "translation_checks",
         "translations_reviewed",
         "versions",
     )
-    readonly_fields = ("translation_status", "versions")
+    readonly_fields = ("translation_status", "translation_checks", "versions")
     inlines = (ChoiceInline,)
     ordering = ("quiz", "position")
 

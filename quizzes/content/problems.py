@@ -8,7 +8,9 @@ among those not archived).
 ``content_warnings`` lists what does not block publication: stale
 translations (the English changed after they were written). Students still
 read them, and a translator may need days; blocking the quiz, or falling back
-to English, would take away a text that is probably still mostly right.
+to English, would take away a text that is probably still mostly right. It
+also lists what the translation checks (``translation_checks``) find: a
+translator may be right where a check is not.
 """
 
 from collections.abc import Iterable
@@ -39,6 +41,7 @@ MESSAGES = {
     "translation_stale": _(
         "The %(language)s translation of %(fields)s is stale: the English changed after it was written."
     ),
+    "translation_check": _("The %(language)s translation of %(field)s: %(problem)s"),
     # Questions archived or moved out of a pool after its draw was saved (the admin refuses to save one).
     **layout_rules.MESSAGES,
 }
@@ -166,4 +169,18 @@ def content_warnings(quizzes: Iterable[Quiz] | None = None) -> list[ContentProbl
         for (position, language), fields in stale.items():
             params = (("language", _language_name(language)), ("fields", ", ".join(fields)))
             warnings.append(ContentProblem(quiz.slug, position, "translation_stale", params))
+        warnings.extend(_check_warnings(quiz.slug, owners))
     return warnings
+
+
+def _check_warnings(slug: str, owners) -> Iterable[ContentProblem]:
+    from quizzes.content.translation_checks import object_check_problems
+
+    for position, obj, label in owners:
+        for name, language, problem in object_check_problems(obj):
+            params = (
+                ("language", _language_name(language)),
+                ("field", label or str(obj._meta.get_field(name).verbose_name)),
+                ("problem", problem.message),
+            )
+            yield ContentProblem(slug, position, "translation_check", params)

@@ -431,11 +431,15 @@ def test_status_page_permissions(client, student):
 def test_stale_translations_are_warnings_that_do_not_block_publishing(editor_client):
     from quizzes.content.problems import content_problems, content_warnings
 
-    assert content_warnings() == []
+    def stale_warnings():
+        # The translation checks' warnings are tested in test_translation_checks.
+        return [str(warning) for warning in content_warnings() if warning.code == "translation_stale"]
+
+    assert stale_warnings() == []
     edit_english(question(GC, 1), "text", "Changed English?")
     edit_english(choice(GC, 1, 3), "text", "Changed choice")
 
-    warnings = [str(warning) for warning in content_warnings()]
+    warnings = stale_warnings()
 
     assert warnings == [
         f"{GC} #1: The Urdu translation of text, choice 3 is stale: the English changed after it was written.",

@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from quizzes.content.problems import content_problems
+from quizzes.content.problems import content_problems, content_warnings
 
 
 class Command(BaseCommand):
@@ -14,6 +14,9 @@ class Command(BaseCommand):
         problems = content_problems()
         for problem in problems:
             self.stdout.write(str(problem))
+        # Warnings do not fail the run: a stale text is mostly right, and a translator may know better than a check.
+        for warning in content_warnings():
+            self.stdout.write(self.style.WARNING(_("Warning: %(warning)s") % {"warning": warning}))
         if problems:
             count = len(problems)
             self.stderr.write(
