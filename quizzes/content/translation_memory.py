@@ -50,6 +50,7 @@ class _Pair:
     translation: str
     state: Status
     where: str
+    source: tuple[type, int]
 
 
 def _where(obj) -> str:
@@ -68,12 +69,9 @@ def _where(obj) -> str:
     return label
 
 
-def _current_pairs(
-    language: str, *, states=RECORDED_STATES, exclude: tuple[type, int] | None = None, quiz=None
-) -> list[_Pair]:
-    """Every current translation into ``language`` whose state is in ``states``, deduplicated:
-    one pair per (English, translation), carrying the best state of its copies."""
-    best: dict[tuple[str, str], _Pair] = {}
+def _current_pairs(language: str, *, states=RECORDED_STATES, quiz: Quiz | None = None) -> list[_Pair]:
+    """Every current translation into ``language`` whose state is in ``states``: one query per model."""
+    pairs = []
     for model, names in TRANSLATED_FIELDS.items():
         wanted = Q()
         for name in names:
@@ -84,8 +82,6 @@ def _current_pairs(
             if model not in _QUIZ_LOOKUP:
                 continue
             rows = rows.filter(**{_QUIZ_LOOKUP[model]: quiz.pk})
-        if exclude is not None and exclude[0] is model:
-            rows = rows.exclude(pk=exclude[1])
         for obj in rows:
             where = None
             for name in names:
@@ -93,59 +89,77 @@ def _current_pairs(
                 if status not in states:
                     continue
                 where = where or _where(obj)
-                pair = _Pair(
-                    getattr(obj, column(name, SOURCE_LANGUAGE)).strip(),
-                    getattr(obj, column(name, language)).strip(),
-                    status,
-                    where,
-                )
-                key = (pair.english, pair.translation)
-                if key not in best or STATE_RANK[status] < STATE_RANK[best[key].state]:
-                    best[key] = pair
+                english = getattr(obj, column(name, SOURCE_LANGUAGE)).strip()
+                translation = getattr(obj, column(name, language)).strip()
+                pairs.append(_Pair(english, translation, status, where, (model, obj.pk)))
+    return pairs
+
+
+def _deduplicated(pairs) -> list[_Pair]:
+    """One pair per (English, translation), carrying the best state of its copies."""
+    best: dict[tuple[str, str], _Pair] = {}
+    for pair in pairs:
+        key = (pair.english, pair.translation)
+        if key not in best or STATE_RANK[pair.state] < STATE_RANK[best[key].state]:
+            best[key] = pair
     return list(best.values())
+
+
+class TranslationMemory:
+    """The current translations into one language, read once for the suggestions of
+    many fields (a change page asks for each of its inputs)."""
+
+    def __init__(self, language: str):
+        self.language = language
+        self.pairs = _current_pairs(language)
+
+    def suggest(self, english: str, *, exclude: tuple[type, int] | None = None, limit: int = 5) -> list[Suggestion]:
+        """Translations of English texts identical (score 100) or similar to ``english``,
+        best first: by score, then reviewed before translated before machine-made.
+
+        ``exclude`` is (model, pk) of the row being edited, whose own translations are not
+        suggestions for themselves.
+        """
+        english = (english or "").strip()
+        if not english:
+            return []
+        by_english: dict[str, list[_Pair]] = {}
+        for pair in _deduplicated(pair for pair in self.pairs if pair.source != exclude):
+            by_english.setdefault(pair.english, []).append(pair)
+        scored = process.extract(
+            english,
+            list(by_english),
+            scorer=fuzz.token_sort_ratio,
+            score_cutoff=SIMILARITY_CUTOFF,
+            limit=None,
+        )
+        found = []
+        for candidate, score, _index in scored:
+            identical = candidate == english
+            # A reordering of the same words is alike, not identical: 100 means the same text.
+            shown = 100 if identical else min(99, round(score))
+            for pair in by_english[candidate]:
+                found.append((not identical, -shown, STATE_RANK[pair.state], pair.translation, pair, shown))
+        found.sort(key=lambda item: item[:4])
+        return [
+            Suggestion(pair.english, pair.translation, shown, pair.state, pair.where)
+            for *_key, pair, shown in found[:limit]
+        ]
 
 
 def translation_suggestions(
     english: str, language: str, *, exclude: tuple[type, int] | None = None, limit: int = 5
 ) -> list[Suggestion]:
-    """Translations into ``language`` of English texts identical (score 100) or similar to
-    ``english``, best first: by score, then reviewed before translated before machine-made.
-
-    ``exclude`` is (model, pk) of the row being edited, whose own translations are not
-    suggestions for themselves.
-    """
-    english = (english or "").strip()
-    if not english:
-        return []
-    pairs = _current_pairs(language, exclude=exclude)
-    by_english: dict[str, list[_Pair]] = {}
-    for pair in pairs:
-        by_english.setdefault(pair.english, []).append(pair)
-    scored = process.extract(
-        english,
-        list(by_english),
-        scorer=fuzz.token_sort_ratio,
-        score_cutoff=SIMILARITY_CUTOFF,
-        limit=None,
-    )
-    found = []
-    for candidate, score, _index in scored:
-        identical = candidate == english
-        for pair in by_english[candidate]:
-            score_shown = 100 if identical else min(99, round(score))
-            found.append((not identical, -score_shown, STATE_RANK[pair.state], pair.translation, pair, score_shown))
-    found.sort(key=lambda item: item[:4])
-    return [
-        Suggestion(pair.english, pair.translation, score, pair.state, pair.where)
-        for *_key, pair, score in found[:limit]
-    ]
+    """Translations into ``language`` of English texts identical or similar to ``english``
+    (see ``TranslationMemory.suggest``)."""
+    return TranslationMemory(language).suggest(english, exclude=exclude, limit=limit)
 
 
 def tmx_export(*, language: str, quiz: Quiz | None = None) -> bytes:
     """The reviewed pairs (English to ``language``) of all the content, or of one quiz's
     own texts, questions and choices, as a TMX 1.4 file: one unit per distinct pair."""
     store = tmxfile(sourcelanguage=SOURCE_LANGUAGE, targetlanguage=language)
-    pairs = _current_pairs(language, states=(Status.REVIEWED,), quiz=quiz)
+    pairs = _deduplicated(_current_pairs(language, states=(Status.REVIEWED,), quiz=quiz))
     for pair in sorted(pairs, key=lambda pair: (pair.english, pair.translation)):
         store.addtranslation(pair.english, SOURCE_LANGUAGE, pair.translation, language)
     return bytes(store)
