@@ -55,6 +55,7 @@ from quizzes.staff.overrides_admin import CourseGroupAdmin, QuizOverrideAdmin, Q
 from quizzes.staff.quiz_dates_admin import TEACHERS_SETTINGS_FIELDSETS, QuizDatesForm
 from quizzes.staff.quiz_settings_admin import PoolDrawInline, QuizLayoutSettingsMixin
 from quizzes.staff.records_admin import AnswerAdmin, AttemptAdmin, RegradeAdmin
+from quizzes.staff.translation_memory_admin import TranslationMemoryMixin
 from quizzes.staff.versions_admin import QuestionVersionsMixin
 
 
@@ -63,7 +64,7 @@ class ContentAdminMixin:
 
     class Media:
         css = {"all": ("quizzes/admin.css",)}
-        js = ("quizzes/admin-a11y.js",)
+        js = ("quizzes/admin-a11y.js", "quizzes/translation-memory.js")
 
 
 # The admin home lists the staff reports and tools (quizzes/staff/) first.
@@ -159,16 +160,18 @@ class QuestionInline(TranslationStackedInline):
 
 
 @admin.register(Quiz)
-class QuizAdmin(QuizLayoutSettingsMixin, QuizSafeEditsMixin, ContentAdminMixin, TabbedTranslationAdmin):
+class QuizAdmin(
+    QuizLayoutSettingsMixin, QuizSafeEditsMixin, TranslationMemoryMixin, ContentAdminMixin, TabbedTranslationAdmin
+):
     form = QuizDatesForm
     list_display = ("title", "course", "slug", "is_published", "pass_mark", "max_attempts", "question_count", "links")
     list_filter = ("is_published", "course", QuizMissingFilter, QuizStaleFilter)
     list_select_related = ("course",)
     search_fields = ("slug", "title_en", "title_ur", "title_sn", "title_ind")
     prepopulated_fields = {"slug": ("title_en",)}
-    readonly_fields = ("problems",)
+    readonly_fields = ("problems", "translation_suggestions")
     fieldsets = (
-        (None, {"fields": ("course", "slug", "position", "title", "description")}),
+        (None, {"fields": ("course", "slug", "position", "title", "description", "translation_suggestions")}),
         (_("Taking the quiz"), {"fields": ("is_published", "pass_mark", "max_attempts")}),
         *TEACHERS_SETTINGS_FIELDSETS,
         (
@@ -269,7 +272,9 @@ class ChoiceInline(TranslationTabularInline):
 
 
 @admin.register(Question)
-class QuestionAdmin(QuestionVersionsMixin, QuestionSafeEditsMixin, ContentAdminMixin, TabbedTranslationAdmin):
+class QuestionAdmin(
+    QuestionVersionsMixin, QuestionSafeEditsMixin, TranslationMemoryMixin, ContentAdminMixin, TabbedTranslationAdmin
+):
     form = QuestionAdminForm
     list_display = ("__str__", "short_text", "quiz", "pool", "translated_into", "is_archived")
     list_display_links = ("__str__", "short_text")
@@ -296,10 +301,11 @@ class QuestionAdmin(QuestionVersionsMixin, QuestionSafeEditsMixin, ContentAdminM
         "keep_choice_order",
         "is_archived",
         "translation_status",
+        "translation_suggestions",
         "translations_reviewed",
         "versions",
     )
-    readonly_fields = ("translation_status", "versions")
+    readonly_fields = ("translation_status", "translation_suggestions", "versions")
     inlines = (ChoiceInline,)
     ordering = ("quiz", "position")
 
