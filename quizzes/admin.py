@@ -63,7 +63,7 @@ class ContentAdminMixin:
     """Language tabs served offline, right-to-left inputs for Urdu."""
 
     class Media:
-        css = {"all": ("quizzes/admin.css",)}
+        css = {"all": ("quizzes/admin.css", "quizzes/translation-memory.css")}
         js = ("quizzes/admin-a11y.js", "quizzes/translation-memory.js")
 
 

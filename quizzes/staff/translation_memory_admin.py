@@ -50,7 +50,7 @@ def _suggestion_items(suggestions, language: str):
         '<li><button type="button" class="button tm-use" data-value="{}">{}</button> '
         '<span class="tm-score">{}</span> <span class="tm-state tm-state-{}">{}</span> '
         '<bdi class="tm-translation" lang="{}" dir="{}">{}</bdi>'
-        '<br><span class="tm-where">{}</span>: <q class="tm-english" lang="en" dir="ltr">{}</q></li>',
+        '<br><bdi class="tm-where">{}</bdi>: <q class="tm-english" lang="en" dir="ltr">{}</q></li>',
         (
             (
                 s.translation,

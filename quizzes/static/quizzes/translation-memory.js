@@ -26,6 +26,14 @@
         input.insertAdjacentElement("afterend", block);
       }
     });
+    // Once every list sits beside its input, the page's own block is an empty row.
+    var holder = document.querySelector(".translation-memory");
+    if (holder && !holder.querySelector(".tm-suggestions")) {
+      var row = holder.closest(".form-row");
+      if (row) {
+        row.hidden = true;
+      }
+    }
   });
   document.addEventListener("click", function (event) {
     var button = event.target.closest ? event.target.closest(".tm-use") : null;
