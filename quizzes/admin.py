@@ -56,6 +56,7 @@ from quizzes.staff.quiz_dates_admin import TEACHERS_SETTINGS_FIELDSETS, QuizDate
 from quizzes.staff.quiz_settings_admin import PoolDrawInline, QuizLayoutSettingsMixin
 from quizzes.staff.records_admin import AnswerAdmin, AttemptAdmin, RegradeAdmin
 from quizzes.staff.translation_checks_admin import TranslationChecksMixin
+from quizzes.staff.translation_memory_admin import TranslationMemoryMixin
 from quizzes.staff.versions_admin import QuestionVersionsMixin
 
 
@@ -63,8 +64,8 @@ class ContentAdminMixin:
     """Language tabs served offline, right-to-left inputs for Urdu."""
 
     class Media:
-        css = {"all": ("quizzes/admin.css",)}
-        js = ("quizzes/admin-a11y.js",)
+        css = {"all": ("quizzes/admin.css", "quizzes/translation-memory.css")}
+        js = ("quizzes/admin-a11y.js", "quizzes/translation-memory.js")
 
 
 # The admin home lists the staff reports and tools (quizzes/staff/) first.
@@ -161,7 +162,12 @@ class QuestionInline(TranslationStackedInline):
 
 @admin.register(Quiz)
 class QuizAdmin(
-    TranslationChecksMixin, QuizLayoutSettingsMixin, QuizSafeEditsMixin, ContentAdminMixin, TabbedTranslationAdmin
+    TranslationChecksMixin,
+    QuizLayoutSettingsMixin,
+    QuizSafeEditsMixin,
+    TranslationMemoryMixin,
+    ContentAdminMixin,
+    TabbedTranslationAdmin,
 ):
     form = QuizDatesForm
     list_display = ("title", "course", "slug", "is_published", "pass_mark", "max_attempts", "question_count", "links")
@@ -169,9 +175,9 @@ class QuizAdmin(
     list_select_related = ("course",)
     search_fields = ("slug", "title_en", "title_ur", "title_sn", "title_ind")
     prepopulated_fields = {"slug": ("title_en",)}
-    readonly_fields = ("problems",)
+    readonly_fields = ("problems", "translation_suggestions")
     fieldsets = (
-        (None, {"fields": ("course", "slug", "position", "title", "description")}),
+        (None, {"fields": ("course", "slug", "position", "title", "description", "translation_suggestions")}),
         (_("Taking the quiz"), {"fields": ("is_published", "pass_mark", "max_attempts")}),
         *TEACHERS_SETTINGS_FIELDSETS,
         (
@@ -273,7 +279,12 @@ class ChoiceInline(TranslationTabularInline):
 
 @admin.register(Question)
 class QuestionAdmin(
-    TranslationChecksMixin, QuestionVersionsMixin, QuestionSafeEditsMixin, ContentAdminMixin, TabbedTranslationAdmin
+    TranslationChecksMixin,
+    QuestionVersionsMixin,
+    QuestionSafeEditsMixin,
+    TranslationMemoryMixin,
+    ContentAdminMixin,
+    TabbedTranslationAdmin,
 ):
     form = QuestionAdminForm
     list_display = ("__str__", "short_text", "quiz", "pool", "translated_into", "is_archived")
@@ -302,10 +313,11 @@ class QuestionAdmin(
         "is_archived",
         "translation_status",
         "translation_checks",
+        "translation_suggestions",
         "translations_reviewed",
         "versions",
     )
-    readonly_fields = ("translation_status", "translation_checks", "versions")
+    readonly_fields = ("translation_status", "translation_checks", "translation_suggestions", "versions")
     inlines = (ChoiceInline,)
     ordering = ("quiz", "position")
 

@@ -28,11 +28,13 @@ from quizzes.content.languages import TRANSLATION_LANGUAGES
 from quizzes.content.selectors import quiz_content_get
 from quizzes.content.services import translations_confirm
 from quizzes.content.translation_status import (
+    HUMAN_STATES,
     Status,
-    object_translation_problems,
     question_needs_q,
     quiz_needs_q,
     quiz_translation_report,
+    translation_columns,
+    translation_status,
 )
 from quizzes.models import Answer, Attempt, Question, Quiz
 from quizzes.staff.regrade_confirmation import QuestionRegradeMixin
@@ -156,6 +158,26 @@ def unarchive_questions(modeladmin, request, queryset):
     )
 
 
+def object_translation_states(obj) -> dict[str, list[tuple[str, Status]]]:
+    """language code -> [(field, status)] of every translation of ``obj`` with English to translate."""
+    found: dict[str, list[tuple[str, Status]]] = {}
+    for name, language, _translated in translation_columns(type(obj)):
+        status = translation_status(obj, name, language)
+        if status is not None:
+            found.setdefault(language, []).append((name, status))
+    return found
+
+
+# Each field's state in the status block, those needing work first.
+_STATE_LABELS = (
+    (Status.STALE, _("stale: %(fields)s")),
+    (Status.MISSING, _("missing (shown in English): %(fields)s")),
+    (Status.MACHINE, _("machine translation: %(fields)s")),
+    (Status.TRANSLATED, _("translated: %(fields)s")),
+    (Status.REVIEWED, _("reviewed: %(fields)s")),
+)
+
+
 class QuestionSafeEditsMixin(QuestionRegradeMixin, RefuseDeletingAnsweredMixin):
     """Regrade confirmation, archive instead of delete, translation status block."""
 
@@ -227,26 +249,29 @@ class QuestionSafeEditsMixin(QuestionRegradeMixin, RefuseDeletingAnsweredMixin):
             return "-"
         names = _language_names()
         field_names = {"text": _("text"), "explanation": _("explanation")}
-        problems = {code: [] for code in TRANSLATION_LANGUAGES}
-        for code, found in object_translation_problems(question).items():
-            problems[code] += [(str(field_names[name]), status) for name, status in found]
+        states = {code: [] for code in TRANSLATION_LANGUAGES}
+        for code, found in object_translation_states(question).items():
+            states[code] += [(str(field_names[name]), status) for name, status in found]
         for choice in question.choices.filter(is_archived=False).order_by("position"):
-            for code, found in object_translation_problems(choice).items():
-                label = _("choice %(position)s") % {"position": choice.position}
-                problems[code] += [(str(label), status) for _name, status in found]
+            label = _("choice %(position)s") % {"position": choice.position}
+            for code, found in object_translation_states(choice).items():
+                states[code] += [(str(label), status) for _name, status in found]
         rows = []
         for code in TRANSLATION_LANGUAGES:
-            if not problems[code]:
-                rows.append((names[code], "translation-ok", _("up to date")))
-                continue
-            stale = [where for where, status in problems[code] if status == Status.STALE]
-            missing = [where for where, status in problems[code] if status == Status.MISSING]
             parts = []
-            if stale:
-                parts.append(_("stale: %(fields)s") % {"fields": ", ".join(stale)})
-            if missing:
-                parts.append(_("missing (shown in English): %(fields)s") % {"fields": ", ".join(missing)})
-            rows.append((names[code], "translation-stale" if stale else "translation-missing", "; ".join(parts)))
+            for status, label in _STATE_LABELS:
+                fields = [where for where, found in states[code] if found == status]
+                if fields:
+                    parts.append((f"state-{status.value}", label % {"fields": ", ".join(fields)}))
+            found = {status for _where, status in states[code]}
+            css = (
+                "translation-stale"
+                if Status.STALE in found
+                else "translation-missing"
+                if found - set(HUMAN_STATES)
+                else "translation-ok"
+            )
+            rows.append((names[code], css, format_html_join("; ", '<span class="{}">{}</span>', parts)))
         return format_html(
             '<dl class="translation-status">{}</dl>',
             format_html_join("", '<dt>{}</dt><dd class="{}">{}</dd>', rows),
