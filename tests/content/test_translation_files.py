@@ -129,10 +129,10 @@ def edit_xliff(data, unit_id, text, state="translated"):
 
 def test_edited_xliff_changes_exactly_that_unit(gc_quiz, first_question):
     data = edit_xliff(export(gc_quiz.slug, "ur", "xliff"), f"question.{first_question.pk}.explanation", "نئی وضاحت")
-    rows, versions = snapshot()
+    rows, _versions = snapshot()
     result = translations_import(gc_quiz, data, language="ur")
     assert [change.unit_id for change in result.changed] == [f"question.{first_question.pk}.explanation"]
-    new_rows, new_versions = snapshot()
+    new_rows, _versions = snapshot()
     differences = [
         (row["id"], key) for row, new in zip(rows, new_rows, strict=True) for key in row if row[key] != new[key]
     ]
@@ -141,7 +141,6 @@ def test_edited_xliff_changes_exactly_that_unit(gc_quiz, first_question):
     first_question.refresh_from_db()
     assert first_question.explanation_ur == "نئی وضاحت"
     assert translation_status(first_question, "explanation", "ur") == Status.TRANSLATED
-    assert new_versions == versions + 1
 
 
 def test_signed_off_unit_becomes_reviewed(gc_quiz, first_question):
