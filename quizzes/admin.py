@@ -55,6 +55,7 @@ from quizzes.staff.overrides_admin import CourseGroupAdmin, QuizOverrideAdmin, Q
 from quizzes.staff.quiz_dates_admin import TEACHERS_SETTINGS_FIELDSETS, QuizDatesForm
 from quizzes.staff.quiz_settings_admin import PoolDrawInline, QuizLayoutSettingsMixin
 from quizzes.staff.records_admin import AnswerAdmin, AttemptAdmin, RegradeAdmin
+from quizzes.staff.translation_files_admin import QuizTranslationFilesMixin
 from quizzes.staff.versions_admin import QuestionVersionsMixin
 
 
@@ -159,7 +160,9 @@ class QuestionInline(TranslationStackedInline):
 
 
 @admin.register(Quiz)
-class QuizAdmin(QuizLayoutSettingsMixin, QuizSafeEditsMixin, ContentAdminMixin, TabbedTranslationAdmin):
+class QuizAdmin(
+    QuizLayoutSettingsMixin, QuizTranslationFilesMixin, QuizSafeEditsMixin, ContentAdminMixin, TabbedTranslationAdmin
+):
     form = QuizDatesForm
     list_display = ("title", "course", "slug", "is_published", "pass_mark", "max_attempts", "question_count", "links")
     list_filter = ("is_published", "course", QuizMissingFilter, QuizStaleFilter)
