@@ -56,6 +56,7 @@ from quizzes.staff.quiz_dates_admin import TEACHERS_SETTINGS_FIELDSETS, QuizDate
 from quizzes.staff.quiz_settings_admin import PoolDrawInline, QuizLayoutSettingsMixin
 from quizzes.staff.records_admin import AnswerAdmin, AttemptAdmin, RegradeAdmin
 from quizzes.staff.translation_checks_admin import TranslationChecksMixin
+from quizzes.staff.translation_files_admin import QuizTranslationFilesMixin
 from quizzes.staff.translation_memory_admin import TranslationMemoryMixin
 from quizzes.staff.versions_admin import QuestionVersionsMixin
 
@@ -164,6 +165,7 @@ class QuestionInline(TranslationStackedInline):
 class QuizAdmin(
     TranslationChecksMixin,
     QuizLayoutSettingsMixin,
+    QuizTranslationFilesMixin,
     QuizSafeEditsMixin,
     TranslationMemoryMixin,
     ContentAdminMixin,

@@ -1,0 +1,34 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext as _
+
+from quizzes.content.selectors import quiz_content_get
+from quizzes.content.translation_files.export import FORMATS, translations_export
+from quizzes.management.commands._options import add_language_argument
+from quizzes.models import Quiz
+
+
+class Command(BaseCommand):
+    help = "Write a quiz's texts with their LANGUAGE translations and states as XLIFF 1.2 or PO, for a translator."
+
+    def add_arguments(self, parser):
+        parser.add_argument("slug", help="The quiz's slug.")
+        add_language_argument(parser)
+        parser.add_argument("--format", dest="file_format", choices=list(FORMATS), required=True)
+        parser.add_argument("-o", "--output", help="Write the file there instead of printing it.")
+
+    def handle(self, *args, slug, language, file_format, output=None, **options):
+        try:
+            quiz = quiz_content_get(slug=slug)
+        except Quiz.DoesNotExist:
+            raise CommandError(_("There is no quiz %(slug)s.") % {"slug": slug}) from None
+        data = translations_export(quiz, language=language, fmt=file_format)
+        if not output:
+            self.stdout.write(data.decode("utf-8"), ending="")
+            return
+        try:
+            Path(output).write_bytes(data)
+        except OSError as error:
+            message = _("Cannot write %(file)s: %(error)s") % {"file": output, "error": error.strerror}
+            raise CommandError(message) from None
