@@ -1,7 +1,10 @@
 """Translation memory: current translations offered for identical and similar English,
 best first; stale, missing and the edited row's own never; reviewed pairs as TMX."""
 
+from io import StringIO
+
 import pytest
+from django.core.management import CommandError, call_command
 from translate.storage.tmx import tmxfile
 
 from quizzes.content.translation_memory import tmx_export, translation_suggestions
@@ -146,3 +149,23 @@ def test_tmx_names_the_languages_indonesian_as_id():
     assert b'xml:lang="id"' in data and b'xml:lang="en"' in data
     store = tmxfile.parsestring(data)
     assert [(unit.source, unit.target) for unit in store.units] == [("Memory", "Memori")]
+
+
+def test_export_translations_writes_the_tmx(tmp_path):
+    quiz = QuizFactory()
+    question(ENGLISH, "جانچا ہوا", state=Status.REVIEWED, quiz=quiz)
+    question("Translated, not reviewed", "صرف ترجمہ", state=Status.TRANSLATED, quiz=quiz)
+    path = tmp_path / "memory.tmx"
+
+    call_command("export_translations", "--format", "tmx", "--language", "ur", "-o", str(path))
+    assert [(unit.source, unit.target) for unit in tmxfile.parsestring(path.read_bytes()).units] == [
+        (ENGLISH, "جانچا ہوا")
+    ]
+    out = StringIO()
+    call_command("export_translations", quiz.slug, "--format", "tmx", "--language", "ur", stdout=out)
+    assert out.getvalue().encode() == tmx_export(language="ur", quiz=quiz)
+
+
+def test_export_translations_needs_a_quiz_for_xliff_and_po():
+    with pytest.raises(CommandError, match="slug"):
+        call_command("export_translations", "--format", "po", "--language", "ur")
