@@ -189,7 +189,9 @@ class TestNewQuiz:
         for position in range(1, 9):
             assert f"copy-of-arc #{position}: No choice is marked correct." in lines
             assert f"copy-of-arc #{position}: The question has no English explanation." in lines
-        assert not [line for line in lines if not line.startswith("copy-of-arc")]
+        # The shipped quizzes' translation warnings aside, every problem is the new quiz's.
+        problems = [line for line in lines if not line.startswith("Warning: ")]
+        assert not [line for line in problems if not line.startswith("copy-of-arc")]
 
     def test_new_quiz_then_its_translation(self):
         import_quiz(SEEDS_DIR / "003_eecdd2a81399f9d5.txt", "en", "--quiz", "copy-of-arc")

@@ -16,6 +16,7 @@ from quizzes.content.translation_status import (
     quiz_needs_q,
     quiz_translation_report,
     translation_status,
+    translations_stamp,
 )
 from quizzes.models import Choice, Course, Question, Quiz
 from tests.admin_forms import admin_url, form_data
@@ -449,3 +450,22 @@ def test_stale_translations_are_warnings_that_do_not_block_publishing(editor_cli
     gc = Quiz.objects.get(slug=GC)
     page = editor_client.get(admin_url("quizzes_quiz_change", gc.pk)).text
     assert "Warnings (publishing is allowed):" in page
+
+
+@pytest.mark.usefixtures("content")
+def test_status_page_counts_reviewed_and_machine_made_texts(editor_client):
+    gc = Quiz.objects.get(slug=GC)
+    first, second = question(GC, 1), question(GC, 2)
+    translations_stamp(first, columns=["text_ur"], state=Status.REVIEWED)
+    first.save()
+    translations_stamp(second, columns=["text_ur", "explanation_ur"], state=Status.MACHINE)
+    second.save()
+
+    tree = html_tree(editor_client.get(admin_url("quizzes_quiz_translations", gc.pk)).text)
+
+    urdu = tree.one("tr", id="summary-ur")
+    assert urdu.one("td", class_="count-reviewed").text == "1"
+    assert urdu.one("td", class_="count-machine").text == "2"
+    assert urdu.one("td", class_="count-translated").text == "17 (36%)"
+    items = tree.one("section", id="language-ur").one("ul", class_="translation-items machine").find_all("li")
+    assert [item.text for item in items] == ["Question 2 : text", "Question 2 : explanation"]
