@@ -40,10 +40,14 @@ from quizzes.models import (
     Regrade,
 )
 from quizzes.staff.content_admin import (
+    QuestionMachineFilter,
     QuestionMissingFilter,
+    QuestionReviewedFilter,
     QuestionSafeEditsMixin,
     QuestionStaleFilter,
+    QuizMachineFilter,
     QuizMissingFilter,
+    QuizReviewedFilter,
     QuizSafeEditsMixin,
     QuizStaleFilter,
     archive_questions,
@@ -173,7 +177,14 @@ class QuizAdmin(
 ):
     form = QuizDatesForm
     list_display = ("title", "course", "slug", "is_published", "pass_mark", "max_attempts", "question_count", "links")
-    list_filter = ("is_published", "course", QuizMissingFilter, QuizStaleFilter)
+    list_filter = (
+        "is_published",
+        "course",
+        QuizMissingFilter,
+        QuizStaleFilter,
+        QuizMachineFilter,
+        QuizReviewedFilter,
+    )
     list_select_related = ("course",)
     search_fields = ("slug", "title_en", "title_ur", "title_sn", "title_ind")
     prepopulated_fields = {"slug": ("title_en",)}
@@ -291,7 +302,16 @@ class QuestionAdmin(
     form = QuestionAdminForm
     list_display = ("__str__", "short_text", "quiz", "pool", "translated_into", "is_archived")
     list_display_links = ("__str__", "short_text")
-    list_filter = ("quiz__course", "quiz", "is_archived", "pool", QuestionMissingFilter, QuestionStaleFilter)
+    list_filter = (
+        "quiz__course",
+        "quiz",
+        "is_archived",
+        "pool",
+        QuestionMissingFilter,
+        QuestionStaleFilter,
+        QuestionMachineFilter,
+        QuestionReviewedFilter,
+    )
     actions = (archive_questions, unarchive_questions)
     list_select_related = ("quiz",)
     search_fields = (

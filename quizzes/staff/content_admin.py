@@ -74,7 +74,29 @@ class QuestionStaleFilter(_TranslationFilter):
     needs = staticmethod(question_needs_q)
 
 
+class QuestionMachineFilter(_TranslationFilter):
+    title = _("machine translation in (to be checked)")
+    parameter_name = "machine_in"
+    kind = Status.MACHINE
+    needs = staticmethod(question_needs_q)
+
+
+class QuestionReviewedFilter(_TranslationFilter):
+    title = _("with reviewed texts in")
+    parameter_name = "reviewed_in"
+    kind = Status.REVIEWED
+    needs = staticmethod(question_needs_q)
+
+
 class QuizMissingFilter(QuestionMissingFilter):
+    needs = staticmethod(quiz_needs_q)
+
+
+class QuizMachineFilter(QuestionMachineFilter):
+    needs = staticmethod(quiz_needs_q)
+
+
+class QuizReviewedFilter(QuestionReviewedFilter):
     needs = staticmethod(quiz_needs_q)
 
 

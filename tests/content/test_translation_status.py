@@ -469,3 +469,23 @@ def test_status_page_counts_reviewed_and_machine_made_texts(editor_client):
     assert urdu.one("td", class_="count-translated").text == "17 (36%)"
     items = tree.one("section", id="language-ur").one("ul", class_="translation-items machine").find_all("li")
     assert [item.text for item in items] == ["Question 2 : text", "Question 2 : explanation"]
+
+
+@pytest.mark.usefixtures("content")
+def test_filters_by_machine_made_and_reviewed_texts(editor_client):
+    machine_made = question(GC, 2)
+    reviewed = Choice.objects.exclude(text_sn="").exclude(text_sn=None).exclude(question=machine_made).first()
+    translations_stamp(machine_made, columns=["explanation_ur"], state=Status.MACHINE)
+    machine_made.save()
+    translations_stamp(reviewed, columns=["text_sn"], state=Status.REVIEWED)
+    reviewed.save()
+
+    def found(changelist, **params):
+        return sorted(str(obj.pk) for obj in changelist_results(editor_client, changelist, **params))
+
+    assert found("quizzes_question_changelist", machine_in="ur") == [str(machine_made.pk)]
+    assert found("quizzes_question_changelist", machine_in="sn") == []
+    assert found("quizzes_question_changelist", reviewed_in="sn") == [str(reviewed.question_id)]
+    assert found("quizzes_quiz_changelist", machine_in="ur") == [str(machine_made.quiz_id)]
+    assert found("quizzes_quiz_changelist", reviewed_in="sn") == [str(reviewed.question.quiz_id)]
+    assert found("quizzes_quiz_changelist", reviewed_in="ur") == []
