@@ -14,8 +14,9 @@ class QuizzesConfig(AppConfig):
         from quizzes.accounts import time_zones  # noqa: F401  (its login receiver)
         from quizzes.accounts.roles import staff_groups_on_migrate
 
-        # Their receivers follow every content write: the content cache's version, the questions' versions.
-        from quizzes.content import cache, versions  # noqa: F401
+        # Their receivers follow every content write: the content cache's version, the questions' versions;
+        # and every request: the language settings it read are forgotten when it ends.
+        from quizzes.content import cache, machine_translations, versions  # noqa: F401
 
         # Each new PostgreSQL connection: directly to the server, or through a pooler (common/pooler.py).
         connection_created.connect(pooler.connection_created, dispatch_uid="common_pooler")

@@ -363,6 +363,9 @@ class QuestionVersion(models.Model):
     # A choice id, not a foreign key: the record stays whole if the choice is deleted.
     correct_choice_id = models.BigIntegerField(_("correct choice"), null=True)
     revisions = models.JSONField(_("translation revisions"))
+    # The texts above that are machine translations, shown as such (``text_ur``,
+    # ``choice:<id>:text_ur``); a machine translation its language hides is not in ``texts``.
+    machine_texts = models.JSONField(_("machine translations shown"), default=list)
     # A random number, new whenever the row is written: what a cache holds it under, with its id,
     # so that an id used again (another database, a rolled-back insert) never finds other texts.
     token = models.BigIntegerField(default=new_token, editable=False)
@@ -397,6 +400,54 @@ class QuizContentVersion(models.Model):
 
     def __str__(self):
         return f"{self.quiz_id}: {self.version}"
+
+
+class MachineTranslations(models.TextChoices):
+    """What students reading a language see where its translation was made by a machine."""
+
+    SHOW = "show", _("the machine translation, marked as such")
+    ENGLISH = "english", _("the English text")
+
+
+# Machine translations are shown only once someone has chosen to for the language: until then
+# its students read the English, as they do where a text is not translated.
+MACHINE_TRANSLATIONS_DEFAULT = MachineTranslations.ENGLISH
+
+
+class LanguageSetting(models.Model):
+    """Choices made for one of the languages content is translated into (not English).
+    Written only by ``quizzes.content.machine_translations.language_setting_update``."""
+
+    language = models.CharField(_("language"), max_length=10, unique=True, choices=settings.LANGUAGES)
+    machine_translations = models.CharField(
+        _("students see"),
+        max_length=10,
+        choices=MachineTranslations.choices,
+        default=MACHINE_TRANSLATIONS_DEFAULT,
+        help_text=_("Where a text of this language was made by a machine translation."),
+    )
+
+    class Meta:
+        ordering = ["language"]
+        verbose_name = _("language setting")
+        verbose_name_plural = _("language settings")
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(
+                    language__in=[
+                        code for code, _name in settings.LANGUAGES if code != settings.MODELTRANSLATION_DEFAULT_LANGUAGE
+                    ]
+                ),
+                name="languagesetting_translation_language",
+            ),
+            models.CheckConstraint(
+                condition=Q(machine_translations__in=MachineTranslations.values),
+                name="languagesetting_machine_translations_valid",
+            ),
+        ]
+
+    def __str__(self):
+        return str(self.get_language_display())
 
 
 class Attempt(models.Model):

@@ -28,8 +28,7 @@ from common.sql import (
 )
 from quizzes.attempts.grading import AttemptScore
 from quizzes.attempts.rules import deadline_cutoff
-from quizzes.content.cache import translated_columns
-from quizzes.content.layout_cache import QUIZ_TEXT_FIELDS
+from quizzes.content.cache import QUIZ_TEXT_FIELDS, translated_columns
 from quizzes.models import (
     Answer,
     Attempt,
@@ -69,9 +68,10 @@ SLOT_NAMES = ("id", "position", "question_id", "version_id", "choice_order")
 
 @cache
 def _quiz_text_names() -> tuple[str, ...]:
-    # What an attempt's pages show of its quiz besides the layout: its titles and descriptions.
+    # What an attempt's pages show of its quiz besides the layout: its titles and descriptions,
+    # and their records, which say whether a translation is a machine's (languages.shown_column).
     texts = tuple(name for field in QUIZ_TEXT_FIELDS for name in translated_columns(Quiz, field))
-    return ("id", "slug", "course_id", *REVIEW_NAMES, *texts)
+    return ("id", "slug", "course_id", *REVIEW_NAMES, *texts, "translation_sources")
 
 
 # What the review of an attempt's answers reads of its quiz (quizzes.attempts.rules.attempt_review).

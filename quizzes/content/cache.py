@@ -47,12 +47,14 @@ from django.db.models import OuterRef, Subquery
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
+from quizzes.content.languages import shown_columns
 from quizzes.content.versions import question_version_sync
 from quizzes.models import Choice, Course, PoolDraw, Question, QuestionVersion, Quiz, QuizContentVersion
 
+QUIZ_TEXT_FIELDS = ("title", "description")
 # A snapshot lives an hour at most in the cache, under the version it was read with.
 CONTENT_TIMEOUT = 60 * 60
-PREFIX = "quiz-content:3"
+PREFIX = "quiz-content:4"
 
 
 class _Snapshot:
@@ -118,10 +120,6 @@ def translated_columns(model, field: str) -> list[str]:
     return [translated.name for translated in options.all_fields[field]]
 
 
-def _texts(obj, fields: tuple[str, ...]) -> dict[str, str]:
-    return {name: getattr(obj, name) for field in fields for name in translated_columns(type(obj), field)}
-
-
 def _content_key(quiz_id: int, version: int) -> str:
     return f"{PREFIX}:quiz:{quiz_id}:{version}"
 
@@ -178,8 +176,10 @@ def version_question(version, *, position: int, choice_order=None, **fields) -> 
     version's content: the quiz's content (its current versions) and every attempt's layout."""
     choices = {choice["id"]: choice for choice in version.choices}
     order = [choice["id"] for choice in version.choices] if choice_order is None else choice_order
+    machine = set(version.machine_texts)
     return ContentQuestion(
         version.texts,
+        machine_columns=frozenset(name for name in machine if not name.startswith("choice:")),
         id=version.question_id,
         position=position,
         version_id=version.pk,
@@ -188,6 +188,11 @@ def version_question(version, *, position: int, choice_order=None, **fields) -> 
         choices=tuple(
             ContentChoice(
                 {name: value for name, value in choices[choice_id].items() if name not in ("id", "position")},
+                machine_columns=frozenset(
+                    name.removeprefix(f"choice:{choice_id}:")
+                    for name in machine
+                    if name.startswith(f"choice:{choice_id}:")
+                ),
                 id=choice_id,
                 position=choices[choice_id]["position"],
                 is_correct=choice_id == version.correct_choice_id,
@@ -228,8 +233,10 @@ def _load(quiz_id: int) -> tuple[int | None, QuizContent]:
     versions = _current_versions([question.pk for question in questions]) if questions else {}
     draws = PoolDraw.objects.filter(quiz_id=quiz_id).order_by("pool").values_list("pool", "count")
     draws = dict(draws) if questions else {}
+    texts, machine = shown_columns(quiz, QUIZ_TEXT_FIELDS)
     return version, QuizContent(
-        _texts(quiz, ("title", "description")),
+        texts,
+        machine_columns=machine,
         id=quiz.pk,
         slug=quiz.slug,
         course_id=quiz.course_id,

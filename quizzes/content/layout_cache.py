@@ -9,8 +9,9 @@ database or after a rolled-back insert never finds other texts.
 
 from django.core.cache import cache
 
-from quizzes.content.cache import CONTENT_TIMEOUT, PREFIX, QuizContent, translated_columns, version_question
-from quizzes.models import QuestionVersion, Quiz
+from quizzes.content.cache import CONTENT_TIMEOUT, PREFIX, QUIZ_TEXT_FIELDS, QuizContent, version_question
+from quizzes.content.languages import shown_columns
+from quizzes.models import QuestionVersion
 
 # The versions this process has read for attempts' layouts, by (id, token). A version a layout
 # holds never changes (quizzes/content/versions.py), so what is held here is never stale.
@@ -46,24 +47,25 @@ def layout_versions(keys) -> dict[tuple[int, int], QuestionVersion]:
 # An attempt's view of its quiz (its layout), made once per process for a layout and quiz texts.
 _layouts: dict[tuple, QuizContent] = {}
 _LAYOUTS_MAX = 4000
-QUIZ_TEXT_FIELDS = ("title", "description")
 
 
 def layout_content(quiz, slots) -> QuizContent:
-    """The quiz as an attempt shows it: ``quiz`` (a Quiz or a QuizContent) gives its current
-    title and description, ``slots`` are the layout's (position, version id, version token,
-    choice order) in position order; each question is its version there, its choices in that
+    """The quiz as an attempt shows it: ``quiz`` (a Quiz, with its ``translation_sources``, or a
+    QuizContent) gives its current title and description as learners are shown them,
+    ``slots`` are the layout's (position, version id, version token, choice order) in position
+    order; each question is its version there, its choices in that
     order. Made once per process for a layout and quiz texts (``derived`` keys on it too), so
     an edited title is shown at once and nothing else is read again."""
-    texts = {name: getattr(quiz, name) for field in QUIZ_TEXT_FIELDS for name in translated_columns(Quiz, field)}
+    texts, machine = shown_columns(quiz, QUIZ_TEXT_FIELDS)
     layout = tuple((position, version_id, token, tuple(order)) for position, version_id, token, order in slots)
-    key = (quiz.pk, tuple(texts.values()), layout)
+    key = (quiz.pk, tuple(texts.values()), tuple(sorted(machine)), layout)
     held = _layouts.get(key)
     if held is not None:
         return held
     versions = layout_versions([(version_id, token) for _position, version_id, token, _order in slots])
     content = QuizContent(
         texts,
+        machine_columns=machine,
         id=quiz.pk,
         slug=quiz.slug,
         course_id=quiz.course_id,

@@ -45,7 +45,7 @@ reviewer's languages ``reviewed``. Migration 0012 turned the hashes of the
 earlier records into this form.
 """
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -186,19 +186,19 @@ def stale_q(name: str, language: str, *, prefix: str = "") -> Q:
     )
 
 
-def state_q(name: str, language: str, state: Status, *, prefix: str = "") -> Q:
-    """Rows whose ``name`` translation is current and recorded as ``state`` (machine, translated
-    or reviewed). A record written before states existed counts as translated."""
+def recorded_q(name: str, language: str, state: Status, *, prefix: str = "") -> Q:
+    """Rows whose ``name`` translation is there and recorded as ``state`` (machine, translated
+    or reviewed), current or stale. A record written before states existed counts as translated."""
     recorded = KT(f"{prefix}{SOURCES_FIELD}__{column(name, language)}__state")
     made = Q(Exact(recorded, str(state)))
     if state == Status.TRANSLATED:
         made |= Q(IsNull(recorded, True))
-    return (
-        _present(column(name, SOURCE_LANGUAGE), prefix)
-        & _present(column(name, language), prefix)
-        & ~stale_q(name, language, prefix=prefix)
-        & made
-    )
+    return _present(column(name, SOURCE_LANGUAGE), prefix) & _present(column(name, language), prefix) & made
+
+
+def state_q(name: str, language: str, state: Status, *, prefix: str = "") -> Q:
+    """Rows whose ``name`` translation is current and recorded as ``state``."""
+    return recorded_q(name, language, state, prefix=prefix) & ~stale_q(name, language, prefix=prefix)
 
 
 def status_q(name: str, language: str, status: Status, *, prefix: str = "") -> Q:
@@ -210,27 +210,34 @@ def status_q(name: str, language: str, status: Status, *, prefix: str = "") -> Q
     return state_q(name, language, status, prefix=prefix)
 
 
-def _any_field(model, kind: str, language: str) -> Q:
+def _any_field(model, field_q: Callable[[str], Q]) -> Q:
     result = Q()
     for name in TRANSLATED_FIELDS[model]:
-        result |= status_q(name, language, Status(kind))
+        result |= field_q(name)
     return result
 
 
+def question_with_q(field_q: Callable[[str], Q]) -> Q:
+    """Questions with a text for which ``field_q(field name)`` holds, in their own fields or in
+    one of their choices (archived choices aside)."""
+    choices = Choice.objects.filter(question=OuterRef("pk"), is_archived=False).filter(_any_field(Choice, field_q))
+    return _any_field(Question, field_q) | Q(Exists(choices))
+
+
+def quiz_with_q(field_q: Callable[[str], Q]) -> Q:
+    """Quizzes with such a text in their own fields or in a question or choice (archived ones aside)."""
+    questions = Question.objects.filter(quiz=OuterRef("pk"), is_archived=False).filter(question_with_q(field_q))
+    return _any_field(Quiz, field_q) | Q(Exists(questions))
+
+
 def question_needs_q(kind: str, language: str) -> Q:
-    """Questions with a ``kind`` (stale or missing) translation in ``language``,
-    in their own fields or in one of their choices (archived choices aside)."""
-    choices = Choice.objects.filter(question=OuterRef("pk"), is_archived=False).filter(
-        _any_field(Choice, kind, language)
-    )
-    return _any_field(Question, kind, language) | Q(Exists(choices))
+    """Questions with a ``kind`` (a ``Status``) translation in ``language``."""
+    return question_with_q(lambda name: status_q(name, language, Status(kind)))
 
 
 def quiz_needs_q(kind: str, language: str) -> Q:
-    """Quizzes with a ``kind`` translation in ``language``, in their own fields
-    or in a question or choice (archived ones aside)."""
-    questions = Question.objects.filter(quiz=OuterRef("pk"), is_archived=False).filter(question_needs_q(kind, language))
-    return _any_field(Quiz, kind, language) | Q(Exists(questions))
+    """Quizzes with a ``kind`` translation in ``language``."""
+    return quiz_with_q(lambda name: status_q(name, language, Status(kind)))
 
 
 # One quiz's report ----------------------------------------------------------------

@@ -32,35 +32,34 @@ student sees last changed. Statistics count answers per revision, so a fixed
 translation starts a fresh count while English answers keep theirs.
 """
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import QuerySet
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
-from quizzes.content.languages import SOURCE_LANGUAGE, column
+from quizzes.content.languages import LANGUAGES, SOURCE_LANGUAGE, column, shown_columns
 from quizzes.models import AttemptQuestion, Choice, Question, QuestionVersion, Quiz, new_token
 
-LANGUAGES = tuple(code for code, _name in settings.LANGUAGES)
 QUESTION_FIELDS = ("text", "explanation")
-
-
-def _texts(obj, fields) -> dict[str, str]:
-    return {
-        column(field, language): getattr(obj, column(field, language)) or ""
-        for field in fields
-        for language in LANGUAGES
-    }
 
 
 def question_version_content(question: Question) -> dict:
     """What a version of ``question`` holds, read from its rows now: ``texts``, ``choices``
-    (offered ones, by position) and ``correct_choice_id``."""
+    (offered ones, by position) and ``correct_choice_id``, each text as learners are shown it
+    (``languages.shown_column``: a machine translation its language hides is left out), and
+    ``machine_texts``, the machine translations it shows."""
     choices = list(Choice.objects.filter(question_id=question.pk, is_archived=False).order_by("position"))
+    texts, machine = shown_columns(question, QUESTION_FIELDS)
+    shown_choices = []
+    for choice in choices:
+        choice_texts, choice_machine = shown_columns(choice, ("text",))
+        shown_choices.append({"id": choice.pk, "position": choice.position, **choice_texts})
+        machine |= {f"choice:{choice.pk}:{name}" for name in choice_machine}
     return {
-        "texts": _texts(question, QUESTION_FIELDS),
-        "choices": [{"id": choice.pk, "position": choice.position, **_texts(choice, ("text",))} for choice in choices],
+        "texts": texts,
+        "choices": shown_choices,
         "correct_choice_id": next((choice.pk for choice in choices if choice.is_correct), None),
+        "machine_texts": sorted(machine),
     }
 
 
@@ -98,6 +97,7 @@ def _same(version: QuestionVersion, content: dict) -> bool:
         version.texts == content["texts"]
         and version.choices == content["choices"]
         and version.correct_choice_id == content["correct_choice_id"]
+        and version.machine_texts == content["machine_texts"]
     )
 
 
