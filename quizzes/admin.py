@@ -33,6 +33,7 @@ from quizzes.models import (
     CourseGroup,
     Enrollment,
     EnrollmentChange,
+    LanguageSetting,
     OutboxMessage,
     Question,
     Quiz,
@@ -54,6 +55,7 @@ from quizzes.staff.content_admin import (
     unarchive_questions,
 )
 from quizzes.staff.enrollment_views import unenroll_selected
+from quizzes.staff.language_settings_admin import LanguageSettingAdmin
 from quizzes.staff.outbox_admin import OutboxMessageAdmin
 from quizzes.staff.overrides_admin import CourseGroupAdmin, QuizOverrideAdmin, QuizOverrideInline
 from quizzes.staff.quiz_dates_admin import TEACHERS_SETTINGS_FIELDSETS, QuizDatesForm
@@ -359,6 +361,7 @@ admin.site.register(Attempt, AttemptAdmin)
 admin.site.register(Answer, AnswerAdmin)
 admin.site.register(Regrade, RegradeAdmin)
 admin.site.register(OutboxMessage, OutboxMessageAdmin)
+admin.site.register(LanguageSetting, LanguageSettingAdmin)
 
 # LTI registrations (django-lti's page, with the courses each platform context opens).
 import quizzes.integrations.lti.admin  # noqa: E402, F401

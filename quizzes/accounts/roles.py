@@ -24,11 +24,14 @@ GROUP_PERMISSIONS = {
             for action in _ALL_ACTIONS
         ]
         + [f"view_{model}" for model in _RECORD_MODELS]
+        # Whether machine translations reach students: the editors' choice, read by teachers.
+        + ["change_languagesetting", "view_languagesetting"]
     ),
     TEACHERS: (
         [f"view_{model}" for model in _CONTENT_MODELS]
         + [f"{action}_{model}" for model in ("enrollment", *_ACCOMMODATION_MODELS) for action in _ALL_ACTIONS]
         + [f"view_{model}" for model in _RECORD_MODELS]
+        + ["view_languagesetting"]
     ),
 }
 

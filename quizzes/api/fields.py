@@ -6,7 +6,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from quizzes.content.languages import language_reader, localized, text_reader
+from quizzes.content.languages import language_reader, localized, machine_reader, text_reader
 
 MAX_ID = 2**63 - 1
 LANGUAGE_CODES = [code for code, _name in settings.LANGUAGES]
@@ -36,6 +36,18 @@ class TextLanguage(TranslatedText):
 
     def representation_in(self, language: str):
         return language_reader(self.translated_field, language)
+
+
+@extend_schema_field(OpenApiTypes.BOOL)
+class TextMachine(TranslatedText):
+    """Whether a TranslatedText is a machine translation (shown because its language's setting
+    says so): a client marks it, as the site's pages do."""
+
+    def to_representation(self, obj):
+        return localized(obj, self.translated_field, get_language()).machine
+
+    def representation_in(self, language: str):
+        return machine_reader(self.translated_field, language)
 
 
 extend_schema_field(OpenApiTypes.STR)(TranslatedText)

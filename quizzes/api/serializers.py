@@ -10,7 +10,7 @@ from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 
-from quizzes.api.fields import MAX_ID, IdField, SecondsField, TextLanguage, TranslatedText
+from quizzes.api.fields import MAX_ID, IdField, SecondsField, TextLanguage, TextMachine, TranslatedText
 from quizzes.models import Answer, Attempt, Choice, Course, FeedbackTiming, PoolDraw, Question, Quiz
 
 
@@ -45,20 +45,22 @@ class TokenSerializer(serializers.Serializer):
 class ChoiceSerializer(serializers.ModelSerializer):
     text = TranslatedText("text")
     text_language = TextLanguage("text")
+    text_machine = TextMachine("text")
 
     class Meta:
         model = Choice
-        fields = ["id", "position", "text", "text_language"]
+        fields = ["id", "position", "text", "text_language", "text_machine"]
 
 
 class QuestionSerializer(serializers.ModelSerializer):
     text = TranslatedText("text")
     text_language = TextLanguage("text")
+    text_machine = TextMachine("text")
     choices = ChoiceSerializer(many=True, read_only=True)
 
     class Meta:
         model = Question
-        fields = ["id", "position", "text", "text_language", "pool", "keep_choice_order", "choices"]
+        fields = ["id", "position", "text", "text_language", "text_machine", "pool", "keep_choice_order", "choices"]
 
 
 class PoolDrawSerializer(serializers.ModelSerializer):
@@ -73,8 +75,10 @@ class QuizProgressSerializer(serializers.ModelSerializer):
     course = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     title = TranslatedText("title")
     title_language = TextLanguage("title")
+    title_machine = TextMachine("title")
     description = TranslatedText("description")
     description_language = TextLanguage("description")
+    description_machine = TextMachine("description")
     attempts_used = serializers.IntegerField(read_only=True)
     best_percent = serializers.IntegerField(
         read_only=True, allow_null=True, help_text="Best finished attempt's score in percent; null before any."
@@ -91,8 +95,10 @@ class QuizProgressSerializer(serializers.ModelSerializer):
             "course",
             "title",
             "title_language",
+            "title_machine",
             "description",
             "description_language",
+            "description_machine",
             "pass_mark",
             "max_attempts",
             "attempts_used",
@@ -222,6 +228,12 @@ class AnswerFeedbackSerializer(serializers.ModelSerializer):
     explanation_language = TextLanguage(
         "explanation", of="shown_feedback_question", allow_null=True, help_text="The explanation's language." + WITHHELD
     )
+    explanation_machine = TextMachine(
+        "explanation",
+        of="shown_feedback_question",
+        allow_null=True,
+        help_text="Whether the explanation is a machine translation." + WITHHELD,
+    )
     feedback_shown = serializers.BooleanField(
         source="review.correctness",
         read_only=True,
@@ -238,6 +250,7 @@ class AnswerFeedbackSerializer(serializers.ModelSerializer):
             "regraded",
             "explanation",
             "explanation_language",
+            "explanation_machine",
             "feedback_shown",
             "language",
             "answered_at",
@@ -249,6 +262,7 @@ class AttemptChoiceSerializer(serializers.Serializer):
     id = serializers.IntegerField(read_only=True)
     text = TranslatedText("text")
     text_language = TextLanguage("text")
+    text_machine = TextMachine("text")
 
 
 class AttemptQuestionSerializer(serializers.Serializer):
@@ -264,6 +278,7 @@ class AttemptQuestionSerializer(serializers.Serializer):
     )
     text = TranslatedText("text", of="question")
     text_language = TextLanguage("text", of="question")
+    text_machine = TextMachine("text", of="question")
     choices = AttemptChoiceSerializer(source="question.choices", many=True, read_only=True)
     feedback = AnswerFeedbackSerializer(
         source="answer", read_only=True, allow_null=True, help_text="The answer and its feedback; null before it."
@@ -353,10 +368,11 @@ class CourseProgressSerializer(serializers.ModelSerializer):
 
     title = TranslatedText("title")
     title_language = TextLanguage("title")
+    title_machine = TextMachine("title")
     quizzes_total = serializers.IntegerField(source="progress.total", read_only=True)
     quizzes_passed = serializers.IntegerField(source="progress.passed", read_only=True)
     quizzes = QuizProgressSerializer(source="progress_quizzes", many=True, read_only=True)
 
     class Meta:
         model = Course
-        fields = ["slug", "title", "title_language", "quizzes_total", "quizzes_passed", "quizzes"]
+        fields = ["slug", "title", "title_language", "title_machine", "quizzes_total", "quizzes_passed", "quizzes"]

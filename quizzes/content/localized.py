@@ -1,8 +1,9 @@
 """A quiz as a learner reading one language sees it.
 
 Every text says which language it really is in, so that a page can mark
-English shown in place of a missing translation (``lang="en"``) and an export
-can print exactly what the learner reads.
+English shown in place of a missing translation (``lang="en"``), and whether
+it is a machine translation, so that a page can say so; an export can print
+exactly what the learner reads.
 """
 
 from dataclasses import dataclass
@@ -29,6 +30,11 @@ class LocalizedQuestion:
     text: LocalizedText
     explanation: LocalizedText
     choices: list[LocalizedChoice]
+
+    @property
+    def machine(self) -> bool:
+        """Whether the question or one of its choices is shown in a machine translation."""
+        return self.text.machine or any(choice.text.machine for choice in self.choices)
 
 
 @dataclass(frozen=True)

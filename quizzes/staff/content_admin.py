@@ -25,6 +25,7 @@ from django.utils.translation import ngettext
 
 from quizzes.content.archive import questions_archive
 from quizzes.content.languages import TRANSLATION_LANGUAGES
+from quizzes.content.machine_translations import language_settings
 from quizzes.content.selectors import quiz_content_get
 from quizzes.content.services import translations_confirm
 from quizzes.content.translation_status import (
@@ -352,7 +353,9 @@ class QuizSafeEditsMixin(RefuseDeletingAnsweredMixin):
         quiz = quiz_content_get(slug=quiz_stub.slug)
         changelist = reverse("admin:quizzes_question_changelist")
         reports = quiz_translation_report(quiz)
+        language_setting = {setting.language: setting for setting in language_settings()}
         for report in reports:
+            report.language_setting = language_setting[report.code]
             report.stale_url = f"{changelist}?quiz__id__exact={quiz.pk}&stale_in={report.code}"
             report.missing_url = f"{changelist}?quiz__id__exact={quiz.pk}&missing_in={report.code}"
         context = {

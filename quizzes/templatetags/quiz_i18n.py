@@ -1,6 +1,6 @@
 from django import template
 from django.utils.html import format_html
-from django.utils.translation import get_language, get_language_info
+from django.utils.translation import get_language, get_language_info, gettext
 
 from quizzes.content.languages import LocalizedText, localized
 
@@ -18,6 +18,14 @@ def lang_attrs(text: LocalizedText):
         return ""
     direction = "rtl" if get_language_info(text.language)["bidi"] else "ltr"
     return format_html(' lang="{}" dir="{}"', text.language, direction)
+
+
+@register.filter
+def machine_mark(text: LocalizedText):
+    """After a text shown in a machine translation, a mark that says so; nothing after another."""
+    if not isinstance(text, LocalizedText) or not text.machine:
+        return ""
+    return format_html(' <span class="machine-mark">{}</span>', gettext("machine translation"))
 
 
 @register.filter

@@ -6,7 +6,7 @@ pages and the admin stay Django templates.
 
 What Django's template tags did, a template here calls by name: ``url``,
 ``static``, ``csrf_input``, ``_`` for gettext, and the filters ``tr``,
-``lang_attrs`` and ``date``. Django's context processors do not run (one of
+``lang_attrs``, ``machine_mark`` and ``date``. Django's context processors do not run (one of
 ours does: ``csrf_once``); the base template reads the user and the messages
 from ``request``.
 
@@ -33,7 +33,7 @@ from django.utils.timezone import template_localtime
 from django.utils.translation import get_language, get_language_bidi, get_language_info, ngettext
 from jinja2 import Environment
 
-from quizzes.templatetags.quiz_i18n import lang_attrs, tr
+from quizzes.templatetags.quiz_i18n import lang_attrs, machine_mark, tr
 
 # reverse() costs tens of microseconds and a page makes several; its result depends only
 # on these, so each URL is made once per process (a bounded memo, emptied when full).
@@ -118,5 +118,5 @@ def environment(**options) -> Environment:
         quizzes_passed=quizzes_passed,
         questions_missed=questions_missed,
     )
-    env.filters.update(tr=tr, lang_attrs=lang_attrs, date=date)
+    env.filters.update(tr=tr, lang_attrs=lang_attrs, machine_mark=machine_mark, date=date)
     return env

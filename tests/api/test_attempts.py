@@ -49,6 +49,7 @@ FEEDBACK_FIELDS = {
     "regraded",
     "explanation",
     "explanation_language",
+    "explanation_machine",
     "feedback_shown",
     "language",
     "answered_at",
@@ -337,6 +338,7 @@ def test_answer_right_choice(student_api, student, gc_quiz, attempt_id):
         "correct_choice": choice.pk,
         "explanation": question(gc_quiz, 1).explanation_en,
         "explanation_language": "en",
+        "explanation_machine": False,
         "language": "en",
     }
     stored = Answer.objects.get()

@@ -143,7 +143,7 @@ def test_detail_shows_the_choices_but_not_which_is_right(client, quiz):
     for question in body["questions"]:
         assert len(question["choices"]) == 3
         for choice in question["choices"]:
-            assert set(choice) == {"id", "position", "text", "text_language"}
+            assert set(choice) == {"id", "position", "text", "text_language", "text_machine"}
 
 
 def test_refusals_leak_nothing(client, quiz):

@@ -30,7 +30,15 @@ def courses(client, **params) -> dict[str, dict]:
 def test_progress_before_any_attempt(student_api, content):
     course = courses(student_api)[COURSE]
 
-    assert set(course) == {"slug", "title", "title_language", "quizzes_total", "quizzes_passed", "quizzes"}
+    assert set(course) == {
+        "slug",
+        "title",
+        "title_language",
+        "title_machine",
+        "quizzes_total",
+        "quizzes_passed",
+        "quizzes",
+    }
     assert course["title"] == "Memory-Efficient Training"
     assert course["title_language"] == "en"
     assert (course["quizzes_total"], course["quizzes_passed"]) == (2, 0)

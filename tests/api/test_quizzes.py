@@ -14,8 +14,10 @@ QUIZ_FIELDS = {
     "course",
     "title",
     "title_language",
+    "title_machine",
     "description",
     "description_language",
+    "description_machine",
     "pass_mark",
     "max_attempts",
     "attempts_used",
@@ -58,7 +60,9 @@ def test_list_fields_before_any_attempt(student_api, content):
         "course": "memory-efficient-training",
         "title": "Gradient Checkpointing Quiz",
         "title_language": "en",
+        "title_machine": False,
         "description_language": "en",
+        "description_machine": False,
         "pass_mark": 70,
         "max_attempts": 0,
         "attempts_used": 0,
@@ -234,13 +238,22 @@ def test_detail_questions_and_choices_with_ids_in_order(student_api, gc_quiz):
     assert [q["id"] for q in body["questions"]] == [q.pk for q in questions]
     assert [q["position"] for q in body["questions"]] == list(range(1, 9))
     for got, question in zip(body["questions"], questions, strict=True):
-        assert set(got) == {"id", "position", "text", "text_language", "pool", "keep_choice_order", "choices"}
+        assert set(got) == {
+            "id",
+            "position",
+            "text",
+            "text_language",
+            "text_machine",
+            "pool",
+            "keep_choice_order",
+            "choices",
+        }
         assert got["text"] == question.text_en
         choices = list(question.choices.order_by("position"))
         assert [c["id"] for c in got["choices"]] == [c.pk for c in choices]
         assert [c["text"] for c in got["choices"]] == [c.text_en for c in choices]
         for choice in got["choices"]:
-            assert set(choice) == {"id", "position", "text", "text_language"}
+            assert set(choice) == {"id", "position", "text", "text_language", "text_machine"}
 
 
 def test_detail_questions_in_order_whatever_the_insertion_order(student_api, course):
