@@ -8,7 +8,7 @@ PROJECT_DIR = Path(__file__).resolve().parent.parent
 PRODUCTION = ("lms", "common", "quizzes")
 MAX_LINES = 400
 # models.py holds every model of the app (its constraints are the invariants), as DESIGN.md lays out.
-LONGER = {"quizzes.models": 880}
+LONGER = {"quizzes.models": 930}
 
 # What each part of the code may import from the project: nothing upward, no cycles.
 ALLOWED = {

@@ -33,6 +33,9 @@ class Change:
     old: str
     new: str
     position: int | None = None
+    # Whether the text before and after was shown as a machine translation.
+    old_machine: bool = False
+    new_machine: bool = False
 
     @property
     def language_name(self) -> str:
@@ -73,11 +76,11 @@ def version_changes(old: QuestionVersion, new: QuestionVersion) -> list[Change]:
     """What differs from ``old`` to ``new``: the question's texts, each choice's text (added,
     removed, changed) and place, then the correct choice."""
     changes = [
-        Change(field, Kind.CHANGED, language, before, after)
+        Change(field, Kind.CHANGED, language, before[0], after[0], old_machine=before[1], new_machine=after[1])
         for field in QUESTION_FIELDS
         for language in LANGUAGES
-        if (before := old.texts.get(column(field, language)) or "")
-        != (after := new.texts.get(column(field, language)) or "")
+        if (before := _shown(old, old.texts, column(field, language)))
+        != (after := _shown(new, new.texts, column(field, language)))
     ]
     old_choices = {choice["id"]: choice for choice in old.choices}
     new_choices = {choice["id"]: choice for choice in new.choices}
@@ -90,11 +93,22 @@ def version_changes(old: QuestionVersion, new: QuestionVersion) -> list[Change]:
             changes.append(
                 Change("choice", Kind.MOVED, None, str(before["position"]), str(choice["position"]), choice["position"])
             )
-        changes += [
-            Change("choice", Kind.CHANGED, language, old_text, new_text, choice["position"])
-            for language in LANGUAGES
-            if (old_text := _text(before, language)) != (new_text := _text(choice, language))
-        ]
+        for language in LANGUAGES:
+            old_text, old_machine = _shown(old, before, column("text", language), choice_id=choice["id"])
+            new_text, new_machine = _shown(new, choice, column("text", language), choice_id=choice["id"])
+            if (old_text, old_machine) != (new_text, new_machine):
+                changes.append(
+                    Change(
+                        "choice",
+                        Kind.CHANGED,
+                        language,
+                        old_text,
+                        new_text,
+                        choice["position"],
+                        old_machine=old_machine,
+                        new_machine=new_machine,
+                    )
+                )
     for choice in old.choices:
         if choice["id"] not in new_choices:
             changes += _choice_texts(choice, Kind.REMOVED, new=False)
@@ -109,6 +123,13 @@ def version_changes(old: QuestionVersion, new: QuestionVersion) -> list[Change]:
             )
         )
     return changes
+
+
+def _shown(version: QuestionVersion, texts: dict, name: str, *, choice_id: int | None = None) -> tuple[str, bool]:
+    """A text of a version (its question's ``texts`` or a choice's) and whether it showed it as a
+    machine translation (``machine_texts``)."""
+    machine = name if choice_id is None else f"choice:{choice_id}:{name}"
+    return texts.get(name) or "", machine in version.machine_texts
 
 
 def _text(choice: dict, language: str) -> str:

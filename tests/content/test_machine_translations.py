@@ -339,3 +339,34 @@ def test_the_preview_shows_what_students_see(editor_client, gc_quiz, q1, parse_h
     first = page.one("ol", class_="questions").find_all("li")[0].find_all("p")[0]
     assert first.one("strong").text == q1.text_ur
     assert first.one("span", class_="machine-mark")
+
+
+def test_the_versions_page_shows_the_mark_come_and_go(editor_client, student, student_client, gc_quiz, q1, parse_html):
+    start(student_client, gc_quiz)  # holds version 1
+    language_setting_update(language="ur", machine_translations=SHOW)
+    machine_made(q1, "text_ur")  # the same Urdu, now marked: version 2
+    other = enrolled_client(student, "student-late")
+    start(other, gc_quiz)  # holds version 2
+    language_setting_update(language="ur", machine_translations=ENGLISH)  # hidden: version 3
+    assert list(q1.versions.order_by("number").values_list("machine_texts", flat=True)) == [[], ["text_ur"], []]
+    tree = parse_html(editor_client.get(admin_url("quizzes_question_versions", q1.pk)))
+
+    def urdu_text_change(number):
+        section = tree.one("section", id=f"version-{number}")
+        return section.one("tr", class_="change", **{"data-field": "text", "data-language": "ur"})
+
+    marked = urdu_text_change(2)
+    assert marked.one("td", class_="old").text == q1.text_ur
+    assert marked.one("td", class_="old").find("span", class_="machine-mark") is None
+    assert marked.one("td", class_="new").one("span", class_="machine-mark").text == "machine translation"
+    hidden = urdu_text_change(3)
+    assert hidden.one("td", class_="new").one("em")  # empty: the English is shown instead
+
+
+def test_xapi_names_a_quiz_as_its_learners_are_shown_it(gc_quiz):
+    from quizzes.integrations.xapi.statements import quiz_activity
+
+    machine_made(gc_quiz, "title_ur")
+    assert gc_quiz.title_ur not in quiz_activity(gc_quiz)["definition"]["name"].values()
+    language_setting_update(language="ur", machine_translations=SHOW)
+    assert gc_quiz.title_ur in quiz_activity(gc_quiz)["definition"]["name"].values()

@@ -22,7 +22,7 @@ from datetime import UTC, datetime, timedelta
 from django.conf import settings
 
 from quizzes.attempts import grading
-from quizzes.content.languages import column
+from quizzes.content.languages import column, shown_columns
 from quizzes.models import Answer, Attempt, OutboxMessage
 
 Kind = OutboxMessage.Kind
@@ -82,7 +82,8 @@ def _language_map(values: dict, field: str) -> dict[str, str]:
 
 
 def _columns(obj, field: str) -> dict[str, str]:
-    return {column(field, language): getattr(obj, column(field, language)) for language in LANGUAGES}
+    # As learners are shown them: a machine translation its language hides is left out.
+    return shown_columns(obj, (field,))[0]
 
 
 def _actor(user) -> dict:
