@@ -167,3 +167,16 @@ def test_after_an_answer_nothing_kept_gives_the_next_one_away(page, student):
     kept = {entry["url"]: entry["body"] for entry in page.evaluate(CACHE_ENTRIES)}
     assert 'id="feedback"' in kept[page.url.replace("/questions/2/", "/questions/1/")]
     assert_nothing_kept_gives_the_answer_away(page, questions[2], page.url)
+
+
+def test_logging_out_drops_the_pages_kept(page, student):
+    login(page, "ur")
+    page.goto(f"/ur/quizzes/{SLUG}/")
+    start_attempt(page, "ur", SLUG)
+    worker_ready(page)
+
+    page.locator('header form.account button[type="submit"]').click()
+    page.wait_for_url(re.compile(r"/ur/accounts/login/$"))
+
+    # The login page's stylesheet may be kept again: no one's page is.
+    assert [entry["url"] for entry in page.evaluate(CACHE_ENTRIES) if "/static/" not in entry["url"]] == []

@@ -15,6 +15,8 @@ var QUEUE_DB = "lms-offline";
 var QUEUE = "answers";
 // A question page of an attempt (quizzes/web/urls.py, under the language prefix).
 var QUESTION_PAGE = /^\/([\w-]+)\/attempts\/(\d+)\/questions\/\d+\/$/;
+// Logging out (lms/urls.py): the next person on this phone finds none of the pages kept.
+var LOG_OUT = /^\/[\w-]+\/accounts\/logout\/$/;
 var sending = null;
 
 self.addEventListener("install", function (event) {
@@ -55,6 +57,12 @@ self.addEventListener("fetch", function (event) {
     } else if (request.method === "POST") {
       event.respondWith(answerPosted(request, url));
     }
+  } else if (request.mode === "navigate" && request.method === "POST" && LOG_OUT.test(url.pathname)) {
+    event.respondWith(
+      caches.delete(CACHE).then(function () {
+        return fetch(request);
+      }),
+    );
   } else if (request.method === "GET" && url.pathname.indexOf(STATIC_URL) === 0) {
     event.respondWith(kept(event));
   }
