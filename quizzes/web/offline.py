@@ -11,9 +11,9 @@ import json
 from functools import cache
 from pathlib import Path
 
+from django.conf import settings
 from django.contrib.staticfiles import finders
 from django.http import HttpResponse
-from django.templatetags.static import static
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
@@ -30,9 +30,9 @@ def service_worker(request):
 
 def worker_script(source: str, *, static_url: str, answer_url: str) -> str:
     """The worker's source after its settings and its version, a hash of all three."""
-    settings = f"const STATIC_URL = {json.dumps(static_url)};\nconst ANSWER_URL = {json.dumps(answer_url)};\n"
-    version = hashlib.sha256((settings + source).encode()).hexdigest()[:16]
-    return f'const VERSION = "{version}";\n{settings}{source}'
+    config = f"const STATIC_URL = {json.dumps(static_url)};\nconst ANSWER_URL = {json.dumps(answer_url)};\n"
+    version = hashlib.sha256((config + source).encode()).hexdigest()[:16]
+    return f'const VERSION = "{version}";\n{config}{source}'
 
 
 @cache
@@ -40,4 +40,5 @@ def _script() -> str:
     source = Path(finders.find(SOURCE)).read_text(encoding="utf-8")
     # The worker puts the attempt's id in place of the 0.
     answer_url = reverse("api:answer-create", kwargs={"pk": 0})
-    return worker_script(source, static_url=static(""), answer_url=answer_url)
+    # The URL itself (with the script prefix), not static(""), which the manifest storage refuses.
+    return worker_script(source, static_url=settings.STATIC_URL, answer_url=answer_url)

@@ -13,7 +13,7 @@ from django.utils.translation import gettext, override
 
 from quizzes.attempts.services import attempt_answer_submit, attempt_start
 from quizzes.models import Answer
-from quizzes.web.offline import worker_script
+from quizzes.web.offline import _script, worker_script
 from tests.common.test_security import assert_strict_csp
 
 pytestmark = pytest.mark.django_db
@@ -40,6 +40,22 @@ def test_the_worker_is_served_from_the_root_to_anyone():
     assert 'const STATIC_URL = "/static/";' in script
     assert 'const ANSWER_URL = "/api/v1/attempts/0/answers/";' in script
     assert 'self.addEventListener("fetch"' in script
+
+
+def test_the_worker_is_served_with_the_production_storage(settings):
+    # Its settings name no static file: the manifest (collectstatic's) is not needed for them.
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+    }
+    _script.cache_clear()
+    try:
+        response = Client().get("/sw.js")
+    finally:
+        _script.cache_clear()
+
+    assert response.status_code == 200
+    assert 'const STATIC_URL = "/static/";' in response.content.decode()
 
 
 def test_the_worker_is_only_read():
