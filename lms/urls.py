@@ -4,12 +4,15 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from quizzes.accounts import time_zones
+from quizzes.web.offline import service_worker
 
 urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("api/v1/", include("quizzes.api.urls")),
     # The LTI 1.3 tool: URLs that platforms store, so without a language prefix.
     path("lti/", include("quizzes.integrations.lti.urls")),
+    # At the root, so that its scope covers the pages of every language.
+    path("sw.js", service_worker, name="service_worker"),
 ]
 
 # Every page carries its language in the URL: /en/, /ur/, /sn/, /id/.

@@ -63,6 +63,8 @@ class RequestLog:
         if not request.url.startswith(self.origin):
             return
         failure = request.failure or ""
+        if "ERR_INTERNET_DISCONNECTED" in failure:
+            return  # made while the test had taken the context offline (context.set_offline)
         description = f"{request.method} {request.url} ({request.resource_type}) failed: {failure}"
         if "ERR_ABORTED" in failure:
             # Leaving a page cancels what it was still loading; a navigation replaced by the

@@ -352,7 +352,9 @@ class TestQuestionPage:
         progress = page.one("progress")
         assert (progress["max"], progress["value"]) == ("8", "0")
         assert page.one("label", for_=progress["id"]).text
-        assert page.find(role="status") is None
+        # No feedback before the answer: the one status line is offline.js's, empty.
+        (status,) = page.find_all(role="status")
+        assert (status.classes, status.text) == ({"offline-status"}, "")
 
     def test_question_number_of_total(self, student_client, attempt, parse_html):
         page = parse_html(student_client.get(f"/en/attempts/{attempt.pk}/questions/1/"))
