@@ -7,7 +7,7 @@ PORT ?= 8000
 # make run is for development: debug on, embedded SQLite unless DATABASE_URL says otherwise.
 DEV_ENV := DJANGO_DEBUG=1
 
-.PHONY: run test install setup lint fuzz messages clean bench-stats bench bench-ab client lrs-venv
+.PHONY: run test install setup lint fuzz messages clean bench-stats bench bench-ab client lrs-venv fonts
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -94,6 +94,10 @@ bench: install
 # median and p95 of 20 renders, written to benchmarks/results/statistics-page.json.
 bench-stats: install
 	$(PY) benchmarks/statistics_page.py
+
+# The Urdu web font: the vendored Noto Nastaliq Urdu cut down to the Urdu alphabet (scripts/font_subset.py).
+fonts: install
+	$(PY) scripts/font_subset.py
 
 # Rebuild the catalogues after changing user-visible strings (needs GNU gettext).
 messages: install
