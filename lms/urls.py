@@ -4,12 +4,14 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from quizzes.accounts import time_zones
+from quizzes.web.favicon import favicon
 
 urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("api/v1/", include("quizzes.api.urls")),
     # The LTI 1.3 tool: URLs that platforms store, so without a language prefix.
     path("lti/", include("quizzes.integrations.lti.urls")),
+    path("favicon.ico", favicon, name="favicon"),
 ]
 
 # Every page carries its language in the URL: /en/, /ur/, /sn/, /id/.
