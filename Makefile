@@ -7,7 +7,7 @@ PORT ?= 8000
 # make run is for development: debug on, embedded SQLite unless DATABASE_URL says otherwise.
 DEV_ENV := DJANGO_DEBUG=1
 
-.PHONY: run test install setup lint fuzz messages clean bench-stats bench bench-ab client lrs-venv
+.PHONY: run test install setup lint fuzz messages clean bench-stats bench bench-ab client lrs-venv fonts lighthouse
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -95,6 +95,19 @@ bench: install
 bench-stats: install
 	$(PY) benchmarks/statistics_page.py
 
+# The Urdu web font: the vendored Noto Nastaliq Urdu cut down to the Urdu alphabet (scripts/font_subset.py).
+fonts: install
+	$(PY) scripts/font_subset.py
+
+# Lighthouse (npm, pinned, in .lighthouse/) on the student pages in English and Urdu, served by
+# gunicorn as in production, with Debian's chromium; reports in artifacts/lighthouse/ (minutes).
+LIGHTHOUSE_VERSION ?= 12.8.2
+.lighthouse/node_modules/lighthouse/package.json:
+	npm install --prefix .lighthouse --no-audit --no-fund --no-save lighthouse@$(LIGHTHOUSE_VERSION)
+
+lighthouse: install .lighthouse/node_modules/lighthouse/package.json
+	$(PY) scripts/lighthouse.py
+
 # Rebuild the catalogues after changing user-visible strings (needs GNU gettext).
 messages: install
 	$(DEV_ENV) $(PY) manage.py makemessages --locale ur --locale sn --locale id --no-obsolete --no-location \
@@ -102,4 +115,4 @@ messages: install
 	$(DEV_ENV) $(PY) manage.py compilemessages --ignore .venv
 
 clean:
-	rm -rf $(VENV) $(LRS_VENV) db.sqlite3 staticfiles .pytest_cache
+	rm -rf $(VENV) $(LRS_VENV) db.sqlite3 staticfiles .pytest_cache .lighthouse

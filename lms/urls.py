@@ -4,6 +4,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from quizzes.accounts import time_zones
+from quizzes.web.favicon import favicon
 from quizzes.web.offline import service_worker
 
 urlpatterns = [
@@ -13,6 +14,7 @@ urlpatterns = [
     path("lti/", include("quizzes.integrations.lti.urls")),
     # At the root, so that its scope covers the pages of every language.
     path("sw.js", service_worker, name="service_worker"),
+    path("favicon.ico", favicon, name="favicon"),
 ]
 
 # Every page carries its language in the URL: /en/, /ur/, /sn/, /id/.
