@@ -328,10 +328,8 @@ SPECTACULAR_SETTINGS = {
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
-# With debug off, collectstatic writes each file under a name with its hash and a gzip and a
-# Brotli copy beside it (Brotli needs the Brotli package); WhiteNoise serves the smallest the
-# browser accepts and lets browsers cache hashed names for good. make run (debug on) serves
-# the files as they are from the apps, with no collectstatic.
+# Debug off: collectstatic writes hashed names with gzip and Brotli copies (the Brotli package);
+# WhiteNoise serves the smallest accepted, cached for good. make run (debug on) serves the apps' files.
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
