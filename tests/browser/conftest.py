@@ -58,6 +58,8 @@ class RequestLog:
     problems: list[str] = field(default_factory=list)
     aborted: dict[str, str] = field(default_factory=dict)
     loaded: set[str] = field(default_factory=set)
+    # (status, part of the URL) of the error responses a test means to cause.
+    expected: set[tuple[int, str]] = field(default_factory=set)
 
     def on_request_failed(self, request) -> None:
         if not request.url.startswith(self.origin):
@@ -79,6 +81,8 @@ class RequestLog:
 
     def on_response(self, response) -> None:
         if response.url.startswith(self.origin) and response.status >= 400:
+            if any(status == response.status and part in response.url for status, part in self.expected):
+                return
             request = response.request
             self.problems.append(f"{request.method} {response.url} ({request.resource_type}) -> {response.status}")
 
@@ -88,7 +92,9 @@ class RequestLog:
 
 @pytest.fixture
 def new_page(browser, live_server):
-    """Make a page in a fresh context (``new_page(java_script_enabled=False)``), watched for failed requests."""
+    """Make a page in a fresh context (``new_page(java_script_enabled=False)``), watched for failed requests.
+
+    ``new_page.expect(status, url_part)``: that error response is part of the test, not a fault."""
     contexts = []
     log = RequestLog(origin=live_server.url)
 
@@ -101,6 +107,7 @@ def new_page(browser, live_server):
         contexts.append(context)
         return context.new_page()
 
+    make.expect = lambda status, url_part: log.expected.add((status, url_part))
     yield make
     problems = log.report()  # before closing: closing cancels whatever is still loading
     for context in contexts:

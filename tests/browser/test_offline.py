@@ -14,12 +14,13 @@ from django.utils.translation import gettext, override
 
 from quizzes.content.languages import localized
 from quizzes.models import Answer
-from tests.browser.conftest import expect, login, questions_of
+from tests.browser.conftest import DEFAULT_PASSWORD, expect, login, questions_of
 from tests.browser.test_countdown import CSP_LISTENER
 from tests.browser.test_student_journey import start_attempt
 
 SLUG = "gradient-checkpointing"
 SAVED = "Saved on this phone. It will be checked when you are back online."
+LOG_IN_AGAIN = "Saved on this phone. Your session has ended: log in again to send it."
 
 WORKER_READY = """async () => {
   const registration = await navigator.serviceWorker.ready;
@@ -94,6 +95,23 @@ def assert_nothing_kept_gives_the_answer_away(page, question, question_url: str)
     assert not re.search(r'class="choice[^"]*\bright\b', kept_page["body"])
 
 
+def attempt_started(page, language: str) -> str:
+    """Log in, start an attempt, wait for the worker to keep its first question; that page's URL."""
+    login(page, language)
+    page.goto(f"/{language}/quizzes/{SLUG}/")
+    start_attempt(page, language, SLUG)
+    worker_ready(page)
+    return page.url
+
+
+def answered_offline(page, choice):
+    """Take the phone offline and submit ``choice``; the question's status line."""
+    page.context.set_offline(True)
+    page.locator(f'label[for="choice-{choice.pk}"]').click()
+    page.locator('main form.question button[type="submit"]').click()
+    return page.locator("main form.question .offline-status[role=status]")
+
+
 @pytest.mark.parametrize("language", ["en", "ur"])
 def test_an_answer_given_offline_is_checked_once_back_online(new_page, student, language):
     question = questions_of(SLUG)[1]
@@ -102,18 +120,11 @@ def test_an_answer_given_offline_is_checked_once_back_online(new_page, student, 
     page = new_page()
     page.context.add_init_script(CSP_LISTENER)
     watched(page, errors)
-    login(page, language)
-    page.goto(f"/{language}/quizzes/{SLUG}/")
-    start_attempt(page, language, SLUG)
-    question_url = page.url
-    worker_ready(page)
+    question_url = attempt_started(page, language)
     assert_nothing_kept_gives_the_answer_away(page, question, question_url)
 
     context = page.context
-    context.set_offline(True)
-    page.locator(f'label[for="choice-{choice.pk}"]').click()
-    page.locator('main form.question button[type="submit"]').click()
-    status = page.locator("main form.question .offline-status[role=status]")
+    status = answered_offline(page, choice)
     expect(status).to_have_text(said(SAVED, language))
     expect(page).to_have_url(question_url)
     expect(page.locator(f"#choice-{choice.pk}")).to_be_checked()
@@ -180,3 +191,38 @@ def test_logging_out_drops_the_pages_kept(page, student):
 
     # The login page's stylesheet may be kept again: no one's page is.
     assert [entry["url"] for entry in page.evaluate(CACHE_ENTRIES) if "/static/" not in entry["url"]] == []
+
+
+def test_an_answer_whose_session_ended_waits_for_the_student_to_log_in_again(new_page, student):
+    """The session ends while the answer waits: the page asks to log in, and after it the answer is sent."""
+    language = "id"
+    question = questions_of(SLUG)[1]
+    choice = question.choices.order_by("position").first()
+    errors = []
+    page = new_page()
+    watched(page, errors)
+    question_url = attempt_started(page, language)
+
+    context = page.context
+    status = answered_offline(page, choice)
+    expect(status).to_have_text(said(SAVED, language))
+    context.clear_cookies()  # the session ends (it expired, or the phone dropped its cookies)
+    new_page.expect(401, "/answers/")  # what the API says to an answer without a session
+    context.set_offline(False)
+
+    expect(status).to_have_text(f"{said(LOG_IN_AGAIN, language)} {said('Log in', language)}")
+    assert not Answer.objects.exists()
+    assert len(page.evaluate(QUEUED)) == 1  # kept, not dropped
+
+    status.get_by_role("link").click()
+    page.wait_for_url(re.compile(rf"/{language}/accounts/login/\?next="))
+    for field_id, value in (("id_username", student.username), ("id_password", DEFAULT_PASSWORD)):
+        page.locator(f"#{field_id}").fill(value)
+    page.locator("main form").get_by_role("button").click()
+    # Back at the question, with the new session's token: the answer is sent and its feedback shown.
+    page.wait_for_url(f"{question_url}#feedback")
+    expect(page.locator("#feedback")).to_be_visible()
+    (answer,) = Answer.objects.all()
+    assert (answer.question_id, answer.choice_id, answer.language) == (question.pk, choice.pk, language)
+    assert page.evaluate(QUEUED) == []
+    assert errors == []

@@ -2,7 +2,9 @@
 // worker (quizzes/static/quizzes/service-worker.js): the page and its files are kept on the
 // phone; an answer submitted without a connection waits there, and the page says so in the
 // student's language (the sentences come from the page), until the phone is back online and
-// the answer is sent; the page then reloads with its feedback. Without JavaScript or a
+// the answer is sent; the page then reloads with its feedback. If the session has ended, the
+// answer waits for the student to log in again (the page says so, with the way back here),
+// and goes with the new session's token. Without JavaScript or a
 // service worker the form posts as it always does.
 (function () {
   "use strict";
@@ -18,21 +20,29 @@
   var workers = navigator.serviceWorker;
   var worker = null;
   var waiting = false;
+  var loggedOut = false;
+  var form = status.closest("form");
+  var csrfToken = form.querySelector('input[name="csrfmiddlewaretoken"]').value;
 
   function send() {
-    if (worker && navigator.onLine) {
-      worker.postMessage({ type: "send" });
+    if (worker && navigator.onLine && !loggedOut) {
+      worker.postMessage({ type: "send", csrfToken: csrfToken });
     }
   }
 
   function say() {
-    if (waiting) {
+    if (loggedOut) {
+      var link = document.createElement("a");
+      link.href = status.dataset.loginUrl;
+      link.textContent = status.dataset.loginLink;
+      status.textContent = status.dataset.login + " ";
+      status.appendChild(link);
+    } else if (waiting) {
       status.textContent = navigator.onLine ? status.dataset.sending : status.dataset.saved;
     }
   }
 
   function showWaiting(choice) {
-    var form = status.closest("form");
     var chosen = form.querySelector('input[name="choice"][value="' + String(Number(choice)) + '"]');
     if (chosen) {
       chosen.checked = true;
@@ -54,6 +64,9 @@
     }
     if (data.type === "status" && data.choice) {
       showWaiting(data.choice);
+    } else if (data.type === "login") {
+      loggedOut = true;
+      say();
     } else if (data.type === "sent") {
       // The same page again, from the server, at its feedback.
       window.history.replaceState(null, "", page + "#feedback");

@@ -79,7 +79,7 @@ self.addEventListener("message", function (event) {
       }),
     );
   } else if (data.type === "send") {
-    event.waitUntil(sendAll());
+    event.waitUntil(sendAll(data.csrfToken));
   }
 });
 
@@ -169,13 +169,19 @@ function answerPosted(request, url) {
   });
 }
 
-function sendAll() {
+// ``csrfToken``: the one of the page that asks, fresher than an answer's own when the
+// student has logged in again since (a login gives a new token).
+function sendAll(csrfToken) {
   if (!sending) {
     sending = queue(function (store) {
       return store.getAll();
     })
       .then(function (entries) {
-        return Promise.all(entries.map(send));
+        return Promise.all(
+          entries.map(function (entry) {
+            return send(entry, csrfToken || entry.csrfToken);
+          }),
+        );
       })
       .finally(function () {
         sending = null;
@@ -184,13 +190,13 @@ function sendAll() {
   return sending;
 }
 
-function send(entry) {
+function send(entry, csrfToken) {
   return fetch(entry.url, {
     method: "POST",
     credentials: "same-origin",
     headers: {
       "Content-Type": "application/json",
-      "X-CSRFToken": entry.csrfToken,
+      "X-CSRFToken": csrfToken,
       "Idempotency-Key": entry.key,
     },
     body: JSON.stringify({ question: entry.question, choice: entry.choice }),
@@ -199,6 +205,10 @@ function send(entry) {
       // The server could not answer now: the same key later is still the same one answer.
       if (response.status >= 500 || response.status === 429) {
         return null;
+      }
+      // The session has ended: the answer waits for the student to log in again.
+      if (response.status === 401) {
+        return tell({ type: "login", page: entry.page });
       }
       // Recorded, or refused for good (already answered, past the deadline): the page,
       // read again from the server, shows which.
@@ -212,18 +222,22 @@ function send(entry) {
           return cache.delete(entry.page);
         })
         .then(function () {
-          return self.clients.matchAll({ type: "window", includeUncontrolled: true });
-        })
-        .then(function (clients) {
-          clients.forEach(function (client) {
-            client.postMessage({ type: "sent", page: entry.page });
-          });
+          return tell({ type: "sent", page: entry.page });
         });
     },
     function () {
       return null; // still offline: it waits
     },
   );
+}
+
+// Every open page of the site hears ``message``; the one it is about acts on it.
+function tell(message) {
+  return self.clients.matchAll({ type: "window", includeUncontrolled: true }).then(function (clients) {
+    clients.forEach(function (client) {
+      client.postMessage(message);
+    });
+  });
 }
 
 function queued(page) {
