@@ -22,6 +22,8 @@ environment, with defaults that are safe for local development:
 - ``DJANGO_API_THROTTLE_LOCAL_SHARE``: the share of a rate each worker process may
   let through before counting it in the cache (``0.01``; ``0``: every request is
   counted at once). See common/throttle.py, ``UnsentCounts``.
+- ``DATABASE_REPLICA_URL``: a streaming replica of that PostgreSQL database; the staff reports
+  read from it (common/replica.py, lms/databases.py). Unset: everything reads the one database.
 - ``DJANGO_DB_PREPARED_STATEMENTS``: ``auto`` (default): the student paths' statements are
   prepared on connections that go straight to PostgreSQL, sent as text through a pooler
   such as PgBouncer (found per connection, common/pooler.py); ``1``: always; ``0``: never.
@@ -42,10 +44,11 @@ import os
 from datetime import timedelta
 from pathlib import Path
 
-import dj_database_url
 from django.conf.locale import LANG_INFO
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
+
+from lms.databases import databases
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -164,14 +167,8 @@ TEMPLATES = [
 
 WSGI_APPLICATION = "lms.wsgi.application"
 
-# An empty DATABASE_URL means the embedded default, as an unset one does.
-DATABASES = {
-    "default": dj_database_url.parse(
-        os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
-        conn_max_age=int(os.environ.get("DJANGO_CONN_MAX_AGE", "60")),
-        conn_health_checks=True,
-    )
-}
+DATABASES = databases(os.environ, BASE_DIR)
+DATABASE_ROUTERS = ["common.replica.ReplicaRouter"]
 # PostgreSQL: the statements of the student paths (quizzes/*/statements.py) are prepared once per
 # connection (PREPARE / EXECUTE) on a connection that goes straight to PostgreSQL, and sent as text
 # through a pooler (PgBouncer), found once per new connection (common/pooler.py): "auto". "1"

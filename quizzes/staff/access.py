@@ -5,6 +5,8 @@ from functools import wraps
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
 
+from common import replica
+
 
 def staff_view(*permissions: str):
     """Serve the view to active staff holding every one of ``permissions``.
@@ -26,5 +28,6 @@ def staff_view(*permissions: str):
 
 
 def staff_context(request, **context) -> dict:
-    """The admin's template context (site header, sidebar, user links) plus ``context``."""
-    return {**admin.site.each_context(request), **context}
+    """The admin's template context (site header, sidebar, user links), where a report read from
+    (``replica_status``, staff/base.html), plus ``context``."""
+    return {**admin.site.each_context(request), "replica_status": replica.status(), **context}

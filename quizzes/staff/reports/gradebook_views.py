@@ -17,6 +17,7 @@ from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET
 
+from common.replica import reads_from_replica
 from quizzes.content.languages import localized
 from quizzes.models import Attempt, Course, Quiz
 from quizzes.staff.access import staff_context, staff_view
@@ -79,6 +80,7 @@ class GradebookFilterForm(forms.Form):
 
 @staff_view(*PERMISSIONS)
 @require_GET
+@reads_from_replica
 def gradebook_course_list(request):
     context = staff_context(request, title=_("Gradebook"), courses=gradebook_courses())
     return TemplateResponse(request, "staff/gradebook_courses.html", context)
@@ -86,6 +88,7 @@ def gradebook_course_list(request):
 
 @staff_view(*PERMISSIONS)
 @require_GET
+@reads_from_replica
 def gradebook(request, course_slug):
     course = get_object_or_404(Course, slug=course_slug)
     form = GradebookFilterForm(request.GET, course=course)
@@ -119,6 +122,7 @@ def gradebook(request, course_slug):
 
 @staff_view(*PERMISSIONS)
 @require_GET
+@reads_from_replica
 def gradebook_export(request, course_slug):
     """The gradebook with the same filters, every student, as CSV (UTF-8 with a BOM, for Excel)."""
     course = get_object_or_404(Course, slug=course_slug)

@@ -7,6 +7,7 @@ from django.shortcuts import get_object_or_404, render
 from django.utils.translation import get_language, get_language_bidi
 from django.utils.translation import gettext as _
 
+from common.replica import reads_from_replica
 from quizzes.models import Quiz
 from quizzes.staff.access import staff_context, staff_view
 from quizzes.staff.reports import item_measures, statistics, translation_flags
@@ -17,6 +18,7 @@ INCLUDE_IN_PROGRESS = "in_progress"
 
 
 @staff_view(PERMISSION)
+@reads_from_replica
 def statistics_index(request):
     quizzes = statistics.quizzes_with_attempt_counts()
     return render(
@@ -27,6 +29,7 @@ def statistics_index(request):
 
 
 @staff_view(PERMISSION)
+@reads_from_replica
 def quiz_statistics(request, pk: int):
     quiz = get_object_or_404(Quiz.objects.select_related("course"), pk=pk)
     include_in_progress = request.GET.get("include") == INCLUDE_IN_PROGRESS
