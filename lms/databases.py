@@ -19,7 +19,7 @@ def databases(environ, base_dir: Path) -> dict:
     }
     if environ.get("DATABASE_REPLICA_URL"):
         replica = dj_database_url.parse(environ["DATABASE_REPLICA_URL"], **options)
-        replica["OPTIONS"].setdefault("connect_timeout", REPLICA_CONNECT_TIMEOUT)
+        replica.setdefault("OPTIONS", {}).setdefault("connect_timeout", REPLICA_CONNECT_TIMEOUT)
         # The test runner makes no database for it: in tests it is the default one's.
         replica["TEST"] = {"MIRROR": "default"}
         found["replica"] = replica

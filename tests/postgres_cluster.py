@@ -121,6 +121,10 @@ class Cluster:
             timeout=timeout,
         )
 
+    def stop_replica(self) -> None:
+        """Stop the replica at once (as if its machine went away); the primary keeps running."""
+        _stop(self.replica, self.replica.directory.parent)
+
     def create_database(self, name: str) -> None:
         """A new database on the primary, once it is on the replica too."""
         with self.primary.connect() as connection:
