@@ -125,6 +125,11 @@ class Cluster:
         """Stop the replica at once (as if its machine went away); the primary keeps running."""
         _stop(self.replica, self.replica.directory.parent)
 
+    def start_replica(self) -> None:
+        """Start the replica again after ``stop_replica``, once it streams from the primary again."""
+        _start(self.replica, self.replica.directory.parent)
+        _wait_streaming(self.primary, self.replica)
+
     def create_database(self, name: str) -> None:
         """A new database on the primary, once it is on the replica too."""
         with self.primary.connect() as connection:
@@ -143,6 +148,14 @@ def _wait(ready, message: str, server: Server, *, timeout: float = STARTUP_TIMEO
         if time.monotonic() > deadline:
             raise RuntimeError(f"{message} within {timeout}s:\n{server.log()[-4000:]}")
         time.sleep(0.05)
+
+
+def _wait_streaming(primary: Server, replica: Server) -> None:
+    _wait(
+        lambda: primary.scalar("SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'") > 0,
+        "the replica did not stream from the primary",
+        replica,
+    )
 
 
 def _run(*command: str, cwd: Path) -> None:
@@ -215,11 +228,7 @@ def primary_and_replica(directory: Path | None = None) -> Iterator[Cluster]:
             _configure(replica.directory, port=replica.port, sockets=root, settings={})
             _start(replica, root)
             try:
-                _wait(
-                    lambda: primary.scalar("SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'") > 0,
-                    "the replica did not stream from the primary",
-                    replica,
-                )
+                _wait_streaming(primary, replica)
                 yield Cluster(primary, replica)
             finally:
                 _stop(replica, root)
