@@ -17,9 +17,10 @@ from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, OperationalError, connections
 
 ALIAS = "replica"
-# 0 when the replica has applied all it received; else the time since the last change it applied.
+# 0 when the replica has applied all it received (a replica just restarted may report receiving
+# less than it applied); else the time since the last change it applied, an upper bound.
 LAG_SQL = (
-    "SELECT CASE WHEN NOT pg_is_in_recovery() OR pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0"
+    "SELECT CASE WHEN NOT pg_is_in_recovery() OR pg_last_wal_receive_lsn() <= pg_last_wal_replay_lsn() THEN 0"
     " ELSE COALESCE(EXTRACT(EPOCH FROM now() - pg_last_xact_replay_timestamp()), 0) END"
 )
 

@@ -226,4 +226,6 @@ def test_without_the_replica_the_reports_read_the_primary_and_say_so(site, clust
         assert _staff_get(site, "statistics", format="csv").text.startswith("question,")
     finally:
         cluster.start_replica()
-    assert UP_TO_DATE in _staff_get(site, "index").text  # the next report tries the replica again
+    cluster.wait_replayed()
+    page = _staff_get(site, "index").text
+    assert UP_TO_DATE in page, re.findall(r"replica-status[^<]*<", page)  # the next report tries the replica again
