@@ -2,7 +2,7 @@
 
 ``render(...)`` fills the site file's ``${LMS_...}`` placeholders as the deployment guide's
 envsubst does; ``config(directory, site)`` wraps it in the minimal nginx.conf that
-``nginx -p DIR -c nginx.conf`` runs (temporary paths inside DIR, workers as ``nobody``).
+``nginx -p DIR -c nginx.conf`` runs (temporary paths inside DIR, workers as root, who owns the test directories).
 """
 
 import shutil
@@ -35,7 +35,7 @@ def config(directory: Path, site: str) -> str:
     paths = ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
     return "\n".join(
         [
-            "user nobody nogroup;",
+            "user root root;",  # the pytest temp directory is open to root only
             "worker_processes 1;",
             f"pid {directory / 'nginx.pid'};",
             f"error_log {directory / 'error.log'} warn;",
