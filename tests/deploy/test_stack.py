@@ -15,7 +15,8 @@ import requests
 from tests.concurrency import HTTP_TIMEOUT, requires_postgresql
 from tests.concurrency import test_races as races
 
-pytestmark = requires_postgresql
+# Its races take 50 database connections: with the concurrency tests, one at a time (tests/conftest.py).
+pytestmark = [requires_postgresql, pytest.mark.xdist_group("concurrency")]
 
 
 @pytest.fixture
