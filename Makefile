@@ -7,7 +7,7 @@ PORT ?= 8000
 # make run is for development: debug on, embedded SQLite unless DATABASE_URL says otherwise.
 DEV_ENV := DJANGO_DEBUG=1
 
-.PHONY: run test install setup lint fuzz messages clean bench-stats bench bench-ab client lrs-venv fonts lighthouse
+.PHONY: run test install setup lint fuzz messages clean bench-stats bench bench-ab client lrs-venv fonts lighthouse deploy-check
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -107,6 +107,13 @@ LIGHTHOUSE_VERSION ?= 12.8.2
 
 lighthouse: install .lighthouse/node_modules/lighthouse/package.json
 	$(PY) scripts/lighthouse.py
+
+# deploy/'s nginx site and gunicorn settings on this machine: nginx in front of gunicorn on a
+# throwaway database of the local PostgreSQL (DATABASE_URL), the HTTP races and nginx's own duties
+# (tests/deploy; about a minute). Needs Debian's nginx.
+DEPLOY_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/lms
+deploy-check: install
+	DATABASE_URL=$(DEPLOY_DATABASE_URL) $(PY) -m pytest tests/deploy -p no:randomly -q $(PYTEST_ARGS)
 
 # Rebuild the catalogues after changing user-visible strings (needs GNU gettext).
 messages: install
