@@ -17,7 +17,6 @@ import os
 import pwd
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -27,10 +26,12 @@ from pathlib import Path
 
 import psycopg
 
+from tests.processes import RUN_AS, no_user_to_run_as
+from tests.processes import free_port as _free_port
+
 DEBIAN_PATH = "/usr/sbin/pgbouncer"
 POOL_SIZE = 5
 MAX_CLIENTS = 300
-RUN_AS = "postgres"  # when started as root
 STARTUP_TIMEOUT = 15.0
 
 
@@ -44,18 +45,7 @@ def unavailable() -> str | None:
     """Why no PgBouncer can be started here, or None."""
     if executable() is None:
         return "pgbouncer is not installed (Debian's package pgbouncer; .ci/run installs it)"
-    if os.geteuid() == 0:
-        try:
-            pwd.getpwnam(RUN_AS)
-        except KeyError:
-            return f"pgbouncer refuses to run as root and there is no {RUN_AS!r} user to run it as"
-    return None
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    return no_user_to_run_as("pgbouncer")
 
 
 @dataclass

@@ -15,7 +15,6 @@ which then owns the directories (a ``directory`` passed in must be reachable by 
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -27,9 +26,11 @@ from pathlib import Path
 import psycopg
 from psycopg import sql
 
+from tests.processes import RUN_AS, no_user_to_run_as
+from tests.processes import free_port as _free_port
+
 BIN = Path("/usr/lib/postgresql/15/bin")
 PROGRAMS = ("initdb", "pg_ctl", "pg_basebackup", "postgres")
-RUN_AS = "postgres"  # when started as root
 USER = "postgres"  # the superuser initdb makes
 STARTUP_TIMEOUT = 30.0
 SETTINGS = {
@@ -56,18 +57,7 @@ def unavailable() -> str | None:
     missing = [name for name in PROGRAMS if not os.access(BIN / name, os.X_OK)]
     if missing:
         return f"PostgreSQL 15's programs are missing from {BIN}: {', '.join(missing)}"
-    if os.geteuid() == 0:
-        try:
-            pwd.getpwnam(RUN_AS)
-        except KeyError:
-            return f"PostgreSQL refuses to run as root and there is no {RUN_AS!r} user to run it as"
-    return None
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    return no_user_to_run_as("PostgreSQL")
 
 
 @dataclass

@@ -21,7 +21,6 @@ import json
 import os
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -36,6 +35,8 @@ from psycopg import sql
 
 from tests import pgbouncer as pgbouncer_process
 from tests.concurrency import WORKERS, admin_connect, admin_params
+from tests.processes import free_port as _free_port
+from tests.processes import stop
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent.parent
 FIXTURE_FILES = sorted(str(path) for path in (PROJECT_DIR / "fixtures").glob("*.json"))
@@ -81,12 +82,6 @@ quizzes = {
 }
 print("STUDENTS=" + json.dumps({"tokens": tokens, "sessions": sessions, "quizzes": quizzes}))
 """
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @dataclass
@@ -277,13 +272,7 @@ def serving(database: RaceDatabase, log_path: Path, *, env: dict | None = None, 
             raise RuntimeError(f"gunicorn did not come up:\n{server.log_since(0)[-4000:]}")
         yield server
     finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGQUIT)  # quick shutdown: idle workers don't linger
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=5)
+        stop(process, signal.SIGQUIT, timeout=10)  # quick shutdown: idle workers don't linger
 
 
 @pytest.fixture(scope="session")

@@ -26,6 +26,7 @@ from psycopg import sql
 
 from quizzes.content.cache import VERSION_RECHECK
 from tests.concurrency import admin_connect, admin_params, requires_postgresql
+from tests.processes import free_port as _free_port
 
 # On one xdist worker with the other tests on Redis (tests/conftest.py).
 pytestmark = [requires_postgresql, pytest.mark.xdist_group("redis")]
@@ -58,12 +59,6 @@ questions = [
 ]
 print("TWO=" + json.dumps({"tokens": tokens, "questions": questions}))
 """
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def _redis_reachable() -> bool:

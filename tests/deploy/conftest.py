@@ -12,18 +12,9 @@ import pytest
 
 from tests.concurrency.conftest import LiveApi, _free_port, _manage, race_database  # noqa: F401
 from tests.deploy import nginx
+from tests.processes import stop
 
 PROJECT_DIR = nginx.PROJECT_DIR
-
-
-def _stop(process: subprocess.Popen, signum: int) -> None:
-    if process.poll() is None:
-        process.send_signal(signum)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=5)
 
 
 @pytest.fixture(scope="session")
@@ -74,5 +65,5 @@ def deployed(race_database, tmp_path_factory):  # noqa: F811
         server.gunicorn_url = f"http://127.0.0.1:{gunicorn_port}"
         yield server
     finally:
-        _stop(proxy, signal.SIGQUIT)
-        _stop(gunicorn, signal.SIGTERM)
+        stop(proxy, signal.SIGQUIT)
+        stop(gunicorn, signal.SIGTERM)

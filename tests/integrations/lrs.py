@@ -14,7 +14,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -22,6 +21,8 @@ from pathlib import Path
 
 import pytest
 import requests
+
+from tests.processes import free_port as _free_port
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 LRS_VENV = Path(os.environ.get("LMS_LRS_VENV", PROJECT_DIR / ".venv-lrs"))
@@ -45,12 +46,6 @@ def require_lrs() -> None:
         pytest.fail(reason)
     if reason:
         pytest.skip(reason)
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class Lrs:
