@@ -108,9 +108,11 @@ LIGHTHOUSE_VERSION ?= 12.8.2
 lighthouse: install .lighthouse/node_modules/lighthouse/package.json
 	$(PY) scripts/lighthouse.py
 
-# deploy/'s nginx site and gunicorn settings on this machine: nginx in front of gunicorn on a
-# throwaway database of the local PostgreSQL (DATABASE_URL), the HTTP races and nginx's own duties
-# (tests/deploy; about a minute). Needs Debian's nginx.
+# The whole deployment of deploy/ on this machine (tests/deploy/stack.py): nginx, gunicorn,
+# PgBouncer, a throwaway PostgreSQL primary and its streaming replica, Redis, each on free ports;
+# the student flows, the HTTP races, the proxy headers and a graceful reload through nginx (about
+# a minute). Needs Debian's nginx, pgbouncer, redis-server and PostgreSQL 15; DATABASE_URL is
+# the test run's own database (the local PostgreSQL).
 DEPLOY_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/lms
 deploy-check: install
 	DATABASE_URL=$(DEPLOY_DATABASE_URL) $(PY) -m pytest tests/deploy -p no:randomly -q $(PYTEST_ARGS)

@@ -88,7 +88,7 @@ class PgBouncer:
         return path.read_text(errors="replace") if path.exists() else ""
 
 
-def _config(directory: Path, *, port: int, server_host: str, server_port: int, user: str) -> str:
+def _config(directory: Path, *, port: int, server_host: str, server_port: int, user: str, pool_size: int) -> str:
     return "\n".join(
         [
             "[databases]",
@@ -103,7 +103,7 @@ def _config(directory: Path, *, port: int, server_host: str, server_port: int, u
             f"auth_file = {directory / 'userlist.txt'}",
             f"admin_users = {user}",
             f"max_client_conn = {MAX_CLIENTS}",
-            f"default_pool_size = {POOL_SIZE}",
+            f"default_pool_size = {pool_size}",
             f"logfile = {directory / 'pgbouncer.log'}",
             f"pidfile = {directory / 'pgbouncer.pid'}",
             "",
@@ -116,7 +116,7 @@ def _quoted(value: str) -> str:
 
 
 @contextmanager
-def running(*, server_host: str, server_port: int, user: str, password: str | None):
+def running(*, server_host: str, server_port: int, user: str, password: str | None, pool_size: int = POOL_SIZE):
     """A PgBouncer in front of ``server_host:server_port`` for the ``with`` block."""
     reason = unavailable()
     if reason:
@@ -126,7 +126,9 @@ def running(*, server_host: str, server_port: int, user: str, password: str | No
     try:
         port = _free_port()
         (directory / "pgbouncer.ini").write_text(
-            _config(directory, port=port, server_host=server_host, server_port=server_port, user=user)
+            _config(
+                directory, port=port, server_host=server_host, server_port=server_port, user=user, pool_size=pool_size
+            )
         )
         # With auth_type = trust the user must still be listed; the password logs PgBouncer in to the server.
         (directory / "userlist.txt").write_text(f"{_quoted(user)} {_quoted(password or '')}\n")

@@ -21,6 +21,9 @@ from tests.browser.test_student_journey import start_attempt
 SLUG = "gradient-checkpointing"
 SAVED = "Saved on this phone. It will be checked when you are back online."
 LOG_IN_AGAIN = "Saved on this phone. Your session has ended: log in again to send it."
+# Back online, the first try can still meet the connection down (the "online" event comes
+# first); the page tries again every 5 s (RETRY_MS in offline.js): wait past one retry.
+BACK_ONLINE_MS = 12_000
 
 WORKER_READY = """async () => {
   const registration = await navigator.serviceWorker.ready;
@@ -144,7 +147,7 @@ def test_an_answer_given_offline_is_checked_once_back_online(new_page, student, 
     assert not Answer.objects.exists()
 
     context.set_offline(False)
-    page.wait_for_url(re.compile(rf"/{language}/attempts/\d+/questions/1/#feedback$"))
+    page.wait_for_url(re.compile(rf"/{language}/attempts/\d+/questions/1/#feedback$"), timeout=BACK_ONLINE_MS)
     expect(page.locator("#feedback")).to_be_visible()
     expect(page.locator("main section.question .choice.chosen")).to_have_count(1)
     expect(page.locator("main section.question .choice.chosen")).to_contain_text(
@@ -210,7 +213,7 @@ def test_an_answer_whose_session_ended_waits_for_the_student_to_log_in_again(new
     new_page.expect(401, "/answers/")  # what the API says to an answer without a session
     context.set_offline(False)
 
-    expect(status).to_have_text(f"{said(LOG_IN_AGAIN, language)} {said('Log in', language)}")
+    expect(status).to_have_text(f"{said(LOG_IN_AGAIN, language)} {said('Log in', language)}", timeout=BACK_ONLINE_MS)
     assert not Answer.objects.exists()
     assert len(page.evaluate(QUEUED)) == 1  # kept, not dropped
 

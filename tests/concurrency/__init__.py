@@ -43,9 +43,10 @@ def admin_params() -> dict:
     }
 
 
-def admin_connect(dbname: str = "postgres") -> psycopg.Connection:
-    """An autocommit connection to the PostgreSQL server of the tests (not through Django)."""
-    return psycopg.connect(dbname=dbname, autocommit=True, connect_timeout=5, **admin_params())
+def admin_connect(dbname: str = "postgres", server: dict | None = None) -> psycopg.Connection:
+    """An autocommit connection (not through Django) to the PostgreSQL server of the tests, or of
+    ``server`` (admin_params()'s keys)."""
+    return psycopg.connect(dbname=dbname, autocommit=True, connect_timeout=5, **(server or admin_params()))
 
 
 def run_together(count: int, call, *, timeout: float = THREAD_TIMEOUT, uses_db: bool = True) -> list:

@@ -93,6 +93,8 @@ class RaceDatabase:
     tokens: dict[str, str]
     sessions: dict[str, str]
     quizzes: dict[str, list[dict]]
+    # The PostgreSQL server it is on (admin_params()'s keys): the tests' own unless told otherwise.
+    server: dict = field(default_factory=admin_params)
     _next: count = field(default_factory=count)
 
     def students(self, number: int) -> list[tuple[str, str]]:
@@ -138,7 +140,7 @@ class LiveApi:
 
     def query(self, statement: str, params=()) -> list[tuple]:
         """Rows from the server's database (a short connection of its own)."""
-        with admin_connect(self.dbname) as connection:
+        with admin_connect(self.dbname, self.database.server) as connection:
             return connection.execute(statement, params).fetchall()
 
     @property
@@ -214,8 +216,13 @@ def _manage(env: dict, *args: str) -> str:
 
 @pytest.fixture(scope="session")
 def race_database():
-    dbname = f"lms_race_{os.getpid()}"
-    params = admin_params()
+    with race_database_on(admin_params(), f"lms_race_{os.getpid()}") as database:
+        yield database
+
+
+@contextmanager
+def race_database_on(params: dict, dbname: str):
+    """The race database ``dbname``, made on the PostgreSQL server of ``params`` (admin_params()'s keys)."""
     password = f":{params['password']}" if params["password"] else ""
     env = {
         **os.environ,
@@ -236,17 +243,18 @@ def race_database():
     }
     env.pop("REDIS_URL", None)  # the server keeps its (throttle) cache to itself
 
-    with admin_connect() as admin:
-        admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(dbname)))
+    drop = sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(dbname))
+    with admin_connect(server=params) as admin:
+        admin.execute(drop)
         admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(dbname)))
     try:
         _manage(env, "migrate", "--noinput", "-v0")
         output = _manage(env, "shell", "-v0", "-c", LOAD_AND_CREATE_STUDENTS)
         students = json.loads(next(line for line in output.splitlines() if line.startswith("STUDENTS="))[9:])
-        yield RaceDatabase(dbname=dbname, env=env, **students)
+        yield RaceDatabase(dbname=dbname, env=env, server=params, **students)
     finally:
-        with admin_connect() as admin:
-            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(dbname)))
+        with admin_connect(server=params) as admin:
+            admin.execute(drop)
 
 
 @contextmanager

@@ -186,7 +186,12 @@ class Student:
 
 
 def test_twenty_students_take_a_whole_quiz_through_pgbouncer(live_api_pgbouncer, pgbouncer):
-    server = live_api_pgbouncer
+    twenty_students_take_a_whole_quiz(live_api_pgbouncer, pgbouncer, "PgBouncer")
+
+
+def twenty_students_take_a_whole_quiz(server, pgbouncer, label: str) -> None:
+    """Half through the API, half through the web pages, all at once, on ``server`` whose database
+    connections go through ``pgbouncer``: no 5xx, every acknowledged answer stored once, every score right."""
     quiz = server.quizzes[QUIZ]
     students = [Student(server, number, name, token) for number, (name, token) in enumerate(server.students(STUDENTS))]
     log_offset = server.log_size()
@@ -226,7 +231,7 @@ def test_twenty_students_take_a_whole_quiz_through_pgbouncer(live_api_pgbouncer,
     servers = [row for row in pgbouncer.show("SERVERS") if row["database"] == server.dbname]
     clients = [row for row in pgbouncer.show("CLIENTS") if row["database"] == server.dbname]
     summary = (
-        f"PgBouncer (transaction pooling, pool of {POOL_SIZE}): {STUDENTS} students, {requests_sent} requests, "
+        f"{label} (transaction pooling, pool of {POOL_SIZE}): {STUDENTS} students, {requests_sent} requests, "
         f"{server_errors} 5xx or broken {dict(failures)}, {intended - recorded} of {intended} answers lost; "
         f"{len(clients)} client connections on {len(servers)} server connections"
     )

@@ -2,12 +2,20 @@
 
 ``render(...)`` fills the site file's ``${LMS_...}`` placeholders as the deployment guide's
 envsubst does; ``config(directory, site)`` wraps it in the minimal nginx.conf that
-``nginx -p DIR -c nginx.conf`` runs (temporary paths inside DIR, workers as root, who owns the test directories).
+``nginx -p DIR -c nginx.conf`` runs (temporary paths inside DIR, workers as root, who owns the test
+directories); ``running(...)`` serves the site so for a ``with`` block, on a free port.
 """
 
 import shutil
+import signal
+import socket
 import string
+import subprocess
+import time
+from contextlib import contextmanager
 from pathlib import Path
+
+from tests.processes import free_port, stop
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent.parent
 SITE = PROJECT_DIR / "deploy" / "nginx" / "lms.conf"
@@ -29,7 +37,7 @@ def render(*, server_name: str, listen: str, upstream: str, static_root: Path) -
     )
 
 
-def config(directory: Path, site: str) -> str:
+def config(directory: Path, site: str, *, worker_connections: int = 512) -> str:
     temp = directory / "temp"
     temp.mkdir(exist_ok=True)
     paths = ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
@@ -39,7 +47,7 @@ def config(directory: Path, site: str) -> str:
             "worker_processes 1;",
             f"pid {directory / 'nginx.pid'};",
             f"error_log {directory / 'error.log'} warn;",
-            "events { worker_connections 512; }",
+            f"events {{ worker_connections {worker_connections}; }}",
             "http {",
             "    include /etc/nginx/mime.types;",
             "    default_type application/octet-stream;",
@@ -50,3 +58,32 @@ def config(directory: Path, site: str) -> str:
             "",
         ]
     )
+
+
+@contextmanager
+def running(directory: Path, *, upstream: str, static_root: Path, worker_connections: int = 512):
+    """nginx with the site in front of ``upstream`` (host:port), for the block; its ``host:port``."""
+    port = free_port()
+    site = render(server_name="127.0.0.1", listen=f"127.0.0.1:{port}", upstream=upstream, static_root=static_root)
+    (directory / "nginx.conf").write_text(config(directory, site, worker_connections=worker_connections))
+    with (directory / "stderr.log").open("wb") as stderr:
+        process = subprocess.Popen(
+            [executable(), "-p", str(directory), "-c", "nginx.conf", "-g", "daemon off;"],
+            stdout=stderr,
+            stderr=stderr,
+        )
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"nginx exited: {(directory / 'stderr.log').read_text(errors='replace')}")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("nginx did not listen") from None
+                time.sleep(0.05)  # polling until it listens
+        yield f"127.0.0.1:{port}"
+    finally:
+        stop(process, signal.SIGQUIT)  # graceful: the requests in flight end first
