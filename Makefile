@@ -7,7 +7,7 @@ PORT ?= 8000
 # make run is for development: debug on, embedded SQLite unless DATABASE_URL says otherwise.
 DEV_ENV := DJANGO_DEBUG=1
 
-.PHONY: run test install setup lint fuzz messages clean bench-stats bench bench-ab client lrs-venv fonts lighthouse deploy-check
+.PHONY: run test install setup lint fuzz messages clean bench-stats bench bench-ab client lrs-venv fonts lighthouse deploy-check bench-school
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -89,6 +89,13 @@ bench-ab: install
 bench: install
 	BENCH_WORKERS=$(BENCH_WORKERS) BENCH_THREADS=$(BENCH_THREADS) BENCH_CONNECTIONS=$(BENCH_CONNECTIONS) \
 	BENCH_DURATION=$(BENCH_DURATION) $(PY) -m benchmarks.run
+
+# A whole school at once (benchmarks/school.py; about 12 minutes): 10,000 students start within
+# 60 s and answer 8 questions with think time, through nginx, gunicorn (deploy/) and PgBouncer,
+# while gunicorn reloads twice. Same database and Redis as make bench; needs Debian's nginx and
+# pgbouncer. BENCH_SCHOOL_STUDENTS, _SPREAD, _THINK_MIN, _THINK_MAX, _RELOADS tune it.
+bench-school: install
+	$(PY) -m benchmarks.school
 
 # The item statistics page with 100,000 answers, on PostgreSQL (not a timed test):
 # median and p95 of 20 renders, written to benchmarks/results/statistics-page.json.

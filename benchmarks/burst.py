@@ -104,10 +104,20 @@ async def student(stats: Stats, host, port, token, quiz, questions, delay, think
 
 
 async def burst(
-    host, port, tokens, quiz, questions, *, spread: float, think: tuple[float, float], deadline: float
+    host,
+    port,
+    tokens,
+    quiz,
+    questions,
+    *,
+    spread: float,
+    think: tuple[float, float],
+    deadline: float,
+    stats: Stats | None = None,
 ) -> dict:
-    """``deadline``: seconds after which the students still going are stopped and counted as errors."""
-    stats = Stats()
+    """``deadline``: seconds after which the students still going are stopped and counted as errors.
+    ``stats``: where the requests are counted as they end (to follow the run), a new one by default."""
+    stats = stats if stats is not None else Stats()
     started = time.perf_counter()
     tasks = [
         asyncio.create_task(student(stats, host, port, token, quiz, questions, random.uniform(0, spread), think))

@@ -329,8 +329,8 @@ def answer_check(mode: str, result: dict, attempt_ids: list[int], rows_before: i
     return check
 
 
-def prepare(env: dict) -> dict:
-    """A fresh database and Redis, the fixtures, the static files and the students (step 1)."""
+def prepare(env: dict, counts: dict[str, int] = STUDENTS) -> dict:
+    """A fresh database and Redis, the fixtures, the static files and ``counts`` students (step 1)."""
     step(f"fresh database {dj_database_url.parse(DATABASE_URL)['NAME']}, migrate, fixtures, static files")
     database_recreate()
     redis_flush()
@@ -338,7 +338,7 @@ def prepare(env: dict) -> dict:
     run(PY, "manage.py", "loaddata", "-v0", *sorted(str(p) for p in (PROJECT / "fixtures").glob("*.json")), env=env)
     run(PY, "manage.py", "collectstatic", "--noinput", "-v0", env=env)
     step("students, sessions, tokens, attempts")
-    print(run(PY, "-m", "benchmarks.setup_data", str(WORK), json.dumps(STUDENTS), env=env).strip())
+    print(run(PY, "-m", "benchmarks.setup_data", str(WORK), json.dumps(counts), env=env).strip())
     # What autovacuum would do to the freshly loaded tables within the first minute, done now:
     # otherwise it runs during the first measurements, on the same cores.
     with db() as connection:

@@ -6,19 +6,18 @@
 - the race database on the primary (tests/concurrency/conftest.py: fixtures, students);
 - PgBouncer in transaction mode in front of the primary (tests/pgbouncer.py);
 - Redis, keeping nothing on disk (``redis_running``);
-- gunicorn with deploy/gunicorn.conf.py (``gunicorn_running``): DATABASE_URL is PgBouncer's,
+- gunicorn with deploy/gunicorn.conf.py (tests/deploy/gunicorn.py): DATABASE_URL is PgBouncer's,
   DATABASE_REPLICA_URL the replica's, REDIS_URL that Redis, static files collected;
 - nginx with deploy/nginx/lms.conf in front of it (tests/deploy/nginx.py).
 
 It yields a ``Deployed`` site (a LiveApi whose url is nginx's): the race tests and the student
 flows run against it as against any live server. The school benchmark (benchmarks/school.py)
-puts ``gunicorn_running`` and nginx in front of its own database the same way.
+puts the same gunicorn and nginx in front of its own database.
 """
 
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -28,11 +27,10 @@ import redis
 
 from tests import pgbouncer, postgres_cluster
 from tests.concurrency.conftest import LiveApi, _manage, race_database_on
-from tests.deploy import nginx
+from tests.deploy import gunicorn, nginx
 from tests.processes import free_port, stop
 
 PROJECT_DIR = nginx.PROJECT_DIR
-GUNICORN_CONF = PROJECT_DIR / "deploy" / "gunicorn.conf.py"
 DBNAME = "lms_deploy"
 WORKERS = 4
 STARTUP_TIMEOUT = 60.0
@@ -81,36 +79,6 @@ def redis_running(directory: Path):
 
 
 @contextmanager
-def gunicorn_running(env: dict, log_path: Path):
-    """gunicorn with deploy/gunicorn.conf.py (GUNICORN_BIND and the rest from ``env``), its log in
-    ``log_path``, for the block; stopped gracefully."""
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-c", str(GUNICORN_CONF)],
-            cwd=PROJECT_DIR,
-            env=env,
-            stdout=log,
-            stderr=log,
-        )
-    try:
-        yield process
-    finally:
-        stop(process, signal.SIGTERM)
-
-
-def site_env(database_env: dict, *, static_root: Path, bind: str, workers: int) -> dict:
-    """The environment of the deployed site: production settings, the static files in ``static_root``."""
-    return {
-        **database_env,
-        "DJANGO_SETTINGS_MODULE": "tests.deploy.live_settings",
-        "LMS_STATIC_ROOT": str(static_root),
-        "DJANGO_NUM_PROXIES": "1",
-        "GUNICORN_BIND": bind,
-        "GUNICORN_WORKERS": str(workers),
-    }
-
-
-@contextmanager
 def full_stack(directory: Path, *, workers: int = WORKERS):
     with postgres_cluster.primary_and_replica() as cluster:
         primary, replica = cluster.primary, cluster.replica
@@ -125,7 +93,9 @@ def full_stack(directory: Path, *, workers: int = WORKERS):
             cluster.wait_replayed()
             gunicorn_address = f"127.0.0.1:{free_port()}"
             env = {
-                **site_env(database.env, static_root=directory / "static", bind=gunicorn_address, workers=workers),
+                **gunicorn.site_env(
+                    database.env, static_root=directory / "static", bind=gunicorn_address, workers=workers
+                ),
                 "DATABASE_URL": f"postgres://{postgres_cluster.USER}@{bouncer.host}:{bouncer.port}/{DBNAME}",
                 "DATABASE_REPLICA_URL": replica.url(DBNAME),
                 "REDIS_URL": redis_url,
@@ -134,7 +104,7 @@ def full_stack(directory: Path, *, workers: int = WORKERS):
             (directory / "nginx").mkdir(exist_ok=True)
             log_path = directory / "gunicorn.log"
             with (
-                gunicorn_running(env, log_path) as process,
+                gunicorn.running(env, log_path) as process,
                 nginx.running(directory / "nginx", upstream=gunicorn_address, static_root=directory / "static") as at,
             ):
                 site = Deployed(
