@@ -30,7 +30,6 @@ from tests.concurrency.conftest import LiveApi, _manage, race_database_on
 from tests.deploy import gunicorn, nginx
 from tests.processes import free_port, stop
 
-PROJECT_DIR = nginx.PROJECT_DIR
 DBNAME = "lms_deploy"
 WORKERS = 4
 STARTUP_TIMEOUT = 60.0
