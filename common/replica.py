@@ -4,8 +4,9 @@ Only code wrapped in ``reads_from_replica`` (the staff reports) reads from the r
 until its first write (a later read must see it), never inside a transaction on the default
 database (a read in ``atomic`` sees that transaction's writes), and only when the replica
 answered its first use in the request: if it did not, the reads go to the default database and
-``status()`` says so. Every other read and every write goes to the default database. Without
-the alias nothing is routed.
+``status()`` says so. A report whose replica failed while it read, or lacked what it looked for
+(a 404: the copy is behind), is made again from the default database, and says so. Every other
+read and every write goes to the default database. Without the alias nothing is routed.
 """
 
 import math
@@ -14,7 +15,8 @@ from dataclasses import dataclass
 from functools import wraps
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, OperationalError, connections
+from django.db import DEFAULT_DB_ALIAS, InterfaceError, OperationalError, connections
+from django.http import Http404
 
 ALIAS = "replica"
 # 0 when the replica has applied all it received (a replica just restarted may report receiving
@@ -28,11 +30,17 @@ LAG_SQL = (
 @dataclass
 class Status:
     """How the reads of a report went: from the replica ``lag_seconds`` behind, or from the
-    default database because the replica could not be reached (``unavailable``)."""
+    default database because the replica could not be reached or failed (``unavailable``), or
+    did not have yet what the report looked for (``missing``)."""
 
     unavailable: bool = False
+    missing: bool = False
     lag_seconds: float | None = None  # None: the replica was not used (yet)
     wrote: bool = False
+
+    @property
+    def from_replica(self) -> bool:
+        return self.lag_seconds is not None and not (self.unavailable or self.missing)
 
     @property
     def seconds_behind(self) -> int:
@@ -74,7 +82,7 @@ def _reachable(state: Status) -> bool:
             state.lag_seconds = lag_seconds()
         except OperationalError:
             state.unavailable = True
-    return not state.unavailable
+    return not (state.unavailable or state.missing)
 
 
 class _Within:
@@ -105,16 +113,31 @@ def reads_from_replica(view):
         state = Status()
         token = _status.set(state)
         try:
-            response = view(request, *args, **kwargs)
-            if getattr(response, "is_rendered", True) is False:
-                response.render()  # its template's reads belong to the report
-            if getattr(response, "streaming", False):
-                response.streaming_content = _Within(response.streaming_content, state)
-            return response
+            try:
+                return _report(view, state, request, *args, **kwargs)
+            except (Http404, OperationalError, InterfaceError) as error:
+                missing = isinstance(error, Http404)
+                # The copy was behind (a 404 there), or broke off while read (not the default
+                # database): the report again, from the default database.
+                if state.wrote or not state.from_replica or not (missing or connections[ALIAS].errors_occurred):
+                    raise
+                if not missing:
+                    connections[ALIAS].close()
+                state.unavailable, state.missing = not missing, missing
+                return _report(view, state, request, *args, **kwargs)
         finally:
             _status.reset(token)
 
     return reading
+
+
+def _report(view, state: Status, request, *args, **kwargs):
+    response = view(request, *args, **kwargs)
+    if getattr(response, "is_rendered", True) is False:
+        response.render()  # its template's reads belong to the report
+    if getattr(response, "streaming", False):
+        response.streaming_content = _Within(response.streaming_content, state)
+    return response
 
 
 class ReplicaRouter:

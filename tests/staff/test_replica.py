@@ -31,6 +31,17 @@ TIMEOUT = 15
 BEHIND = re.compile(r"Read from a copy of the database, \d+ seconds? behind\.")
 UP_TO_DATE = "Read from a copy of the database, up to date."
 UNAVAILABLE = "The copy of the database is unavailable; read from the main database."
+MISSING = "The copy of the database does not have this yet; read from the main database."
+# A quiz made on the primary (manage.py with the site's settings): its statistics page.
+NEW_QUIZ = """
+from django.urls import reverse
+from django.utils import translation
+from quizzes.models import Course
+from tests.factories import QuizFactory
+quiz = QuizFactory(course=Course.objects.get(slug="memory-efficient-training"), slug="made-just-now")
+with translation.override("en"):
+    print("URL=" + reverse("staff:quiz_statistics", args=[quiz.pk]))
+"""
 CSRF_FIELD = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 
 # One manage.py process: the fixtures, a student with an API token, a teacher and an admin
@@ -189,6 +200,27 @@ def test_the_reports_read_the_replica_and_say_how_far_behind(site, cluster):
     assert UP_TO_DATE in _staff_get(site, "statistics").text
     csv_after = _staff_get(site, "statistics", format="csv")
     assert csv_after.text != csv_before and "copy of the database" not in csv_after.text
+
+
+def test_a_quiz_the_replica_does_not_have_yet_is_reported_from_the_primary(site, cluster):
+    cluster.pause_replay()
+    try:
+        output = _manage(site.database.env, "shell", "-v0", "-c", NEW_QUIZ)
+        url = next(line for line in output.splitlines() if line.startswith("URL="))[4:]
+        _received(cluster)
+        response = requests.get(
+            site.page(url), cookies={"sessionid": site.site["teacher"]}, timeout=TIMEOUT, allow_redirects=False
+        )
+        assert response.status_code == 200, site.log_since(0)[-3000:]
+        assert MISSING in response.text
+        # A quiz that is nowhere is still not found.
+        nowhere = requests.get(
+            site.page(re.sub(r"/\d+/", "/987654/", url)), cookies={"sessionid": site.site["teacher"]}, timeout=TIMEOUT
+        )
+        assert nowhere.status_code == 404
+    finally:
+        cluster.resume_replay()
+    cluster.wait_replayed()
 
 
 def test_an_admin_edit_lands_on_the_primary(site, cluster):

@@ -7,6 +7,7 @@ to the default database), and the replica's lag is a given number."""
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import OperationalError, transaction
+from django.http import Http404
 from django.test import RequestFactory
 from django.urls import reverse
 
@@ -128,3 +129,66 @@ def test_without_a_replica_nothing_is_routed(teacher_client):
     assert response.status_code == 200
     assert "copy of the database" not in response.content.decode()
     assert replica.ReplicaRouter().db_for_read(get_user_model()) is None
+
+
+class _Connections:
+    """``connections`` with a replica alias whose errors are told (the test settings have none)."""
+
+    def __init__(self, real, *, replica_failed: bool):
+        self.real = real
+        self.replica = type("Replica", (), {"errors_occurred": replica_failed, "close": lambda self: None})()
+
+    def __getitem__(self, alias):
+        return self.replica if alias == replica.ALIAS else self.real[alias]
+
+
+def _failing_once(error):
+    """A report that reads, fails the first time with ``error``, and reads again the second."""
+    calls = []
+
+    @replica.reads_from_replica
+    def view(request):
+        _read()
+        calls.append(replica.status())
+        if len(calls) == 1:
+            raise error
+        return replica.status()
+
+    return view, calls
+
+
+def test_a_report_the_replica_does_not_have_yet_is_made_again_from_the_default_database(answers):
+    view, calls = _failing_once(Http404("not on the copy yet"))
+    state = view(_request())
+    assert len(calls) == 2
+    assert [answer for _in, answer in answers] == [replica.ALIAS, None]
+    assert state.missing and not state.unavailable
+
+
+def test_a_replica_that_breaks_off_while_read_leaves_the_report_to_the_default_database(answers, monkeypatch):
+    monkeypatch.setattr(replica, "connections", _Connections(replica.connections, replica_failed=True))
+    view, calls = _failing_once(OperationalError("server closed the connection unexpectedly"))
+    state = view(_request())
+    assert len(calls) == 2
+    assert [answer for _in, answer in answers] == [replica.ALIAS, None]
+    assert state.unavailable
+
+
+def test_a_failure_of_the_default_database_is_not_blamed_on_the_replica(answers, monkeypatch):
+    monkeypatch.setattr(replica, "connections", _Connections(replica.connections, replica_failed=False))
+    view, calls = _failing_once(OperationalError("the main database went away"))
+    with pytest.raises(OperationalError):
+        view(_request())
+    assert len(calls) == 1
+
+
+def test_a_report_that_wrote_is_not_made_twice(answers):
+    @replica.reads_from_replica
+    def view(request):
+        _read()
+        UserFactory()
+        raise Http404("gone")
+
+    with pytest.raises(Http404):
+        view(_request())
+    assert get_user_model().objects.count() == 1
