@@ -507,13 +507,7 @@ async def _two(students, servers):
     tokens = students["two_tokens"]
     figures = await two_server_check(servers, tokens, students["quiz"], students["questions"], spread=5)
     figures["new_rows"] = _rows_of_tokens(tokens)
-    with db() as connection:
-        figures["doubled"] = connection.execute(
-            """SELECT count(*) FROM (SELECT 1 FROM quizzes_answer a JOIN quizzes_attempt t ON t.id = a.attempt_id
-               JOIN authtoken_token k ON k.user_id = t.user_id WHERE k.key = ANY(%s)
-               GROUP BY a.attempt_id, a.question_id HAVING count(*) > 1) d""",
-            [tokens],
-        ).fetchone()[0]
+    figures["doubled"] = stored_twice(tokens)
     expected = len(tokens) * len(students["questions"])
     figures["ok"] = (
         figures["errors"] == 0
@@ -521,6 +515,17 @@ async def _two(students, servers):
         and figures["new_rows"] == figures["answers_acknowledged"] == expected
     )
     return figures
+
+
+def stored_twice(tokens) -> int:
+    """The (attempt, question) pairs of these students' attempts with more than one answer row."""
+    with db() as connection:
+        return connection.execute(
+            """SELECT count(*) FROM (SELECT 1 FROM quizzes_answer a JOIN quizzes_attempt t ON t.id = a.attempt_id
+               JOIN authtoken_token k ON k.user_id = t.user_id WHERE k.key = ANY(%s)
+               GROUP BY a.attempt_id, a.question_id HAVING count(*) > 1) d""",
+            [tokens],
+        ).fetchone()[0]
 
 
 def _rows_of_tokens(tokens) -> int:

@@ -137,16 +137,6 @@ def cores(samples: list) -> dict:
     return figures
 
 
-def stored_twice(tokens: list[str]) -> int:
-    with bench.db() as connection:
-        return connection.execute(
-            """SELECT count(*) FROM (SELECT 1 FROM quizzes_answer a JOIN quizzes_attempt t ON t.id = a.attempt_id
-               JOIN authtoken_token k ON k.user_id = t.user_id WHERE k.key = ANY(%s)
-               GROUP BY a.attempt_id, a.question_id HAVING count(*) > 1) d""",
-            [tokens],
-        ).fetchone()[0]
-
-
 async def the_school(students: dict, site: tuple[str, int], gunicorn) -> dict:
     samples, reloaded, stats = [], [], Stats()
     sampler = asyncio.create_task(sample(gunicorn.pid, stats, samples))
@@ -173,7 +163,7 @@ async def the_school(students: dict, site: tuple[str, int], gunicorn) -> dict:
 
 def checked(figures: dict, tokens: list[str], rows_before: int) -> dict:
     figures["new_rows"] = bench._rows_of_tokens(tokens) - rows_before
-    figures["stored_twice"] = stored_twice(tokens)
+    figures["stored_twice"] = bench.stored_twice(tokens)
     figures["server_errors"] = sum(
         count for key, count in figures["statuses"].items() if int(key.rsplit(" ", 1)[1]) >= 500
     )
