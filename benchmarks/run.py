@@ -269,12 +269,18 @@ def wrk(wrk_path: str, mode: str, duration: int, skip: list[int] | None = None, 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def _cpu_seconds(pid: int) -> float:
+def proc_stat(pid: int) -> list[str]:
+    """The fields of /proc/PID/stat after the command's name (state, ppid, ...)."""
+    return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+
+
+def _cpu_seconds(pid: int, *, waited_children: bool = False) -> float:
+    """utime + stime; with ``waited_children``, also what the children it has waited for used."""
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        fields = proc_stat(pid)
     except OSError:
         return 0.0
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime + stime
+    return sum(int(value) for value in fields[11 : 15 if waited_children else 13]) / CLOCK_TICKS
 
 
 def cpu_snapshot(server: subprocess.Popen) -> dict[str, dict[int, float]]:

@@ -34,10 +34,10 @@ from pathlib import Path
 import dj_database_url
 
 from benchmarks import run as bench
-from benchmarks.burst import Stats, burst
+from benchmarks.burst import Stats, burst, request
 from tests import pgbouncer
 from tests.deploy import gunicorn, nginx
-from tests.processes import free_port
+from tests.processes import free_port, wait_ready
 
 STUDENTS = int(os.environ.get("BENCH_SCHOOL_STUDENTS", "10000"))
 SPREAD = float(os.environ.get("BENCH_SCHOOL_SPREAD", "60"))
@@ -50,22 +50,16 @@ ANSWER_P95_LIMIT_MS = 250.0
 SAMPLE_S = 5.0
 BUSIEST_S = 30.0
 PER_STUDENTS = 10_000
-QUESTIONS = 8
-
-
-def _stat(pid: int) -> list[str]:
-    return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
 
 
 def _tree_seconds(pid: int) -> float:
     """CPU seconds of a process, of its live children, and of those it has waited for (workers
     replaced on a reload, database connections closed)."""
     try:
-        fields = _stat(pid)
         children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
     except OSError:
         return 0.0
-    own = sum(int(value) for value in fields[11:15]) / bench.CLOCK_TICKS  # utime stime cutime cstime
+    own = bench._cpu_seconds(pid, waited_children=True)
     return own + sum(bench._cpu_seconds(int(child)) for child in children)
 
 
@@ -76,7 +70,7 @@ def _roots(name: str) -> list[int]:
         if entry.name.isdigit():
             try:
                 if (entry / "comm").read_text().strip() == name:
-                    named[int(entry.name)] = int(_stat(int(entry.name))[1])
+                    named[int(entry.name)] = int(bench.proc_stat(int(entry.name))[1])
             except (OSError, IndexError, ValueError):
                 continue
     return [pid for pid, parent in named.items() if parent not in named]
@@ -161,13 +155,13 @@ async def the_school(students: dict, site: tuple[str, int], gunicorn) -> dict:
     return figures
 
 
-def checked(figures: dict, tokens: list[str], rows_before: int) -> dict:
+def checked(figures: dict, tokens: list[str], questions: int, rows_before: int) -> dict:
     figures["new_rows"] = bench._rows_of_tokens(tokens) - rows_before
     figures["stored_twice"] = bench.stored_twice(tokens)
     figures["server_errors"] = sum(
         count for key, count in figures["statuses"].items() if int(key.rsplit(" ", 1)[1]) >= 500
     )
-    expected = len(tokens) * QUESTIONS
+    expected = len(tokens) * questions
     figures["checks"] = {
         "no error": figures["errors"] == 0,
         "no 5xx": figures["server_errors"] == 0,
@@ -259,31 +253,26 @@ def main() -> int:
             bench.step(
                 f"nginx {address}, gunicorn {gunicorn_address} (deploy/gunicorn.conf.py), PgBouncer {bouncer.port}"
             )
-            _wait_up(host, int(port), students["burst_tokens"][0])
+            _wait_up(host, int(port), students["burst_tokens"][0], server)
             bench.step(f"{STUDENTS} students within {SPREAD:.0f} s, 8 answers each, reloads at {RELOADS} s")
             tokens = students["burst_tokens"]
             rows_before = bench._rows_of_tokens(tokens)
             figures = asyncio.run(the_school(students, (host, int(port)), server))
-    figures = checked(figures, tokens, rows_before)
+    figures = checked(figures, tokens, len(students["questions"]), rows_before)
     figures["machine"] = {"cores": os.cpu_count(), "pgbouncer_pool": POOL_SIZE}
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     (bench.RESULTS / f"school-{stamp}.json").write_text(json.dumps(figures, indent=2) + "\n")
     return report(figures, time.monotonic() - started)
 
 
-def _wait_up(host: str, port: int, token: str) -> None:
-    from benchmarks.burst import request
-
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            status, _ = asyncio.run(request(host, port, "GET", "/api/v1/quizzes/", token))
-            if status == 200:
-                return
-        except OSError:
-            pass
-        time.sleep(0.3)  # polling until gunicorn's workers serve
-    sys.exit("the site did not come up; see benchmarks/.work/school-gunicorn.log")
+def _wait_up(host: str, port: int, token: str, gunicorn) -> None:
+    wait_ready(
+        lambda: asyncio.run(request(host, port, "GET", "/api/v1/quizzes/", token))[0] == 200,
+        what="the site did not come up",
+        within=60,
+        process=gunicorn,
+        log=(bench.WORK / "school-gunicorn.log").read_text,
+    )
 
 
 if __name__ == "__main__":

@@ -19,14 +19,13 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
 
-from tests.processes import RUN_AS, no_user_to_run_as
+from tests.processes import RUN_AS, no_user_to_run_as, stop, wait_ready
 from tests.processes import free_port as _free_port
 
 DEBIAN_PATH = "/usr/sbin/pgbouncer"
@@ -145,32 +144,22 @@ def running(*, server_host: str, server_port: int, user: str, password: str | No
             _wait_accepting(bouncer)
             yield bouncer
         finally:
-            _stop(process)
+            stop(process, signal.SIGTERM, timeout=10)  # immediate shutdown
     finally:
         shutil.rmtree(directory, ignore_errors=True)
 
 
 def _wait_accepting(bouncer: PgBouncer) -> None:
-    deadline = time.monotonic() + STARTUP_TIMEOUT
-    while True:
-        if bouncer.process.poll() is not None:
-            stderr = (bouncer.directory / "stderr.log").read_text(errors="replace")
-            raise RuntimeError(f"pgbouncer exited with {bouncer.process.returncode}:\n{stderr}")
-        try:
-            with bouncer.connect("postgres", connect_timeout=2) as connection:
-                connection.execute("SELECT 1")
-            return
-        except psycopg.OperationalError:
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"pgbouncer did not accept connections:\n{bouncer.log()[-4000:]}") from None
-            time.sleep(0.05)
+    def accepting() -> bool:
+        with bouncer.connect("postgres", connect_timeout=2) as connection:
+            connection.execute("SELECT 1")
+        return True
 
-
-def _stop(process: subprocess.Popen) -> None:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)  # immediate shutdown
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=5)
+    wait_ready(
+        accepting,
+        what="pgbouncer did not accept connections",
+        within=STARTUP_TIMEOUT,
+        errors=(psycopg.OperationalError,),
+        process=bouncer.process,
+        log=lambda: (bouncer.directory / "stderr.log").read_text(errors="replace") + bouncer.log(),
+    )

@@ -17,7 +17,6 @@ import pwd
 import shutil
 import subprocess
 import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -26,7 +25,7 @@ from pathlib import Path
 import psycopg
 from psycopg import sql
 
-from tests.processes import RUN_AS, no_user_to_run_as
+from tests.processes import RUN_AS, no_user_to_run_as, wait_ready
 from tests.processes import free_port as _free_port
 
 BIN = Path("/usr/lib/postgresql/15/bin")
@@ -128,16 +127,7 @@ class Cluster:
 
 
 def _wait(ready, message: str, server: Server, *, timeout: float = STARTUP_TIMEOUT) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            if ready():
-                return
-        except psycopg.OperationalError:
-            pass  # not accepting connections yet
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"{message} within {timeout}s:\n{server.log()[-4000:]}")
-        time.sleep(0.05)
+    wait_ready(ready, what=message, within=timeout, errors=(psycopg.OperationalError,), log=server.log)
 
 
 def _wait_streaming(primary: Server, replica: Server) -> None:

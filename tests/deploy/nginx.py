@@ -11,11 +11,10 @@ import signal
 import socket
 import string
 import subprocess
-import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from tests.processes import free_port, stop
+from tests.processes import free_port, stop, wait_ready
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent.parent
 SITE = PROJECT_DIR / "deploy" / "nginx" / "lms.conf"
@@ -73,17 +72,13 @@ def running(directory: Path, *, upstream: str, static_root: Path, worker_connect
             stderr=stderr,
         )
     try:
-        deadline = time.monotonic() + 10
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"nginx exited: {(directory / 'stderr.log').read_text(errors='replace')}")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError("nginx did not listen") from None
-                time.sleep(0.05)  # polling until it listens
+        wait_ready(
+            lambda: socket.create_connection(("127.0.0.1", port), timeout=1).close() is None,
+            what="nginx did not listen",
+            within=10,
+            process=process,
+            log=lambda: (directory / "stderr.log").read_text(errors="replace"),
+        )
         yield f"127.0.0.1:{port}"
     finally:
         stop(process, signal.SIGQUIT)  # graceful: the requests in flight end first

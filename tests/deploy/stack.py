@@ -18,7 +18,6 @@ puts the same gunicorn and nginx in front of its own database.
 import shutil
 import signal
 import subprocess
-import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +27,7 @@ import redis
 from tests import pgbouncer, postgres_cluster
 from tests.concurrency.conftest import LiveApi, _manage, race_database_on
 from tests.deploy import gunicorn, nginx
-from tests.processes import free_port, stop
+from tests.processes import free_port, stop, wait_ready
 
 DBNAME = "lms_deploy"
 WORKERS = 4
@@ -46,7 +45,11 @@ class Deployed(LiveApi):
 
 def unavailable() -> str | None:
     """Why the whole stack cannot run here, or None."""
-    missing = [name for name in ("nginx", "redis-server") if not shutil.which(name, path="/usr/sbin:/usr/bin")]
+    missing = [
+        name
+        for name, found in (("nginx", nginx.executable()), ("redis-server", shutil.which("redis-server")))
+        if not found
+    ]
     if missing:
         return f"not installed: {', '.join(missing)} (Debian's packages nginx and redis-server; .ci/run installs them)"
     return pgbouncer.unavailable() or postgres_cluster.unavailable()
@@ -63,15 +66,14 @@ def redis_running(directory: Path):
     url = f"redis://127.0.0.1:{port}/0"
     try:
         client = redis.Redis.from_url(url, socket_connect_timeout=1)
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                client.ping()
-                break
-            except redis.ConnectionError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"redis did not start: {(directory / 'redis.log').read_text()}") from None
-                time.sleep(0.05)  # polling until it answers
+        wait_ready(
+            client.ping,
+            what="redis did not start",
+            within=10,
+            errors=(redis.ConnectionError,),
+            process=process,
+            log=lambda: (directory / "redis.log").read_text(errors="replace"),
+        )
         yield url
     finally:
         stop(process, signal.SIGTERM)
