@@ -1,11 +1,12 @@
-"""The grading rule: an attempt's percent and verdict, a quiz's grade, a course's progress.
+"""The grading rule: an attempt's percent, share and verdict, a quiz's grade, a course's progress.
 
 The one definition. Every figure a student or a teacher is shown (the dashboard, a quiz's
-page, a result, the API, the gradebook and its CSV, a regrade's preview) comes from here:
-from the Python functions, over attempts already read, or from the ORM expressions beside
-them, where the database adds up many attempts (the gradebook). Each rule is written once
-in each language, side by side; tests/attempts/test_grading.py checks that the two agree on
-a table of cases.
+page, a result, the API, the gradebook and its CSV, a regrade's preview), and every grade
+sent to another system (the LTI grade, the xAPI score), comes from here: from the Python
+functions, over attempts already read, or from the ORM expressions beside them, where the
+database adds up many attempts (the gradebook). Each rule is written once in each language,
+side by side (the exact share only in Python: no query needs it);
+tests/attempts/test_grading.py checks that the two agree on a table of cases.
 
 An attempt
     Its ``score`` is its number of right answers, out of ``max_score``, the quiz's open
@@ -14,12 +15,19 @@ An attempt
 
     percent = score * 100 // max_score: a whole percentage, rounded down (7 of 8: 87 %).
 
+    share = score / max_score, exactly (7 of 8: 7/8): what leaves the site. The LTI grade is
+    the share of the column's maximum (``scaled``: 7 of 8 is 7 out of 8, 87.5 out of 100),
+    xAPI's scaled score the share itself; the pages show the percent. Exact as a fraction,
+    with no float noise (2 of 3 out of 3 is 2), rounded only when it is not a whole number of
+    millionths (2 of 3 out of 10: 6.666667).
+
     passed = percent >= pass_mark. The pass mark is a whole number, so comparing the
     rounded-down percent is the same as comparing exactly (score * 100 >= pass_mark *
     max_score): 2 of 3 is shown as 66 % and reaches a pass mark of 66, not one of 67.
 
     An attempt at no question (max_score 0: its quiz had no open question when it started,
-    every question archived) scores 0 %, and so passes only when the pass mark is 0.
+    every question archived) scores 0 % (a share of 0), and so passes only when the pass mark
+    is 0.
     Why 0 %: a finished attempt always has a score and a percent (the gradebook and
     ``Attempt.percent`` have always said 0 %, and "no grade" is for attempts in progress);
     it showed nothing, so not 100 %. Then the verdict follows from the percent like any
@@ -45,6 +53,7 @@ databases for these non-negative values.
 """
 
 from collections.abc import Iterable
+from fractions import Fraction
 from typing import NamedTuple, Protocol
 
 from django.db.models import BigIntegerField, Case, Count, F, IntegerField, Max, Q, Value, When
@@ -96,6 +105,24 @@ def percent(score: int | None, max_score: int) -> int | None:
     if score is None:
         return None
     return score * 100 // max_score if max_score else 0
+
+
+def share(score: int | None, max_score: int) -> Fraction | None:
+    """The score's exact share of the maximum; 0 for an attempt at no question; None without a score."""
+    if score is None:
+        return None
+    return Fraction(score, max_score) if max_score else Fraction(0)
+
+
+def scaled(score: int | None, max_score: int, maximum: float = 1) -> int | float | None:
+    """The score out of ``maximum`` (``share`` times it): exact, to the millionth when it is
+    not a whole number of millionths; an int when whole (a JSON ``7``, not ``7.0``)."""
+    exact = share(score, max_score)
+    if exact is None:
+        return None
+    # A float maximum (a FloatField's) is taken as the decimal it prints as, not its binary value.
+    value = round(exact * Fraction(str(maximum) if isinstance(maximum, float) else maximum), 6)
+    return value.numerator if value.denominator == 1 else float(value)
 
 
 def percent_sql(prefix: str = "") -> Case:

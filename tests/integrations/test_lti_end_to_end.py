@@ -1,13 +1,14 @@
 """One platform, end to end: its login and launch (tests/integrations/lti_platform.py) open the
 quiz for a new student; the student takes it; ``send_outbox`` posts the grade to the platform's
-line item (tests/integrations/lti_services_platform.py) once, with a token the platform issued
-against the tool's JWKS; and the platform's roster comes into the course."""
+line item (tests/integrations/lti_services_platform.py) once, exactly (7 of 8 right is 7 of a
+column out of 8), with a token the platform issued against the tool's JWKS; and the platform's
+roster comes into the course."""
 
 import io
 
 from django.core.cache import cache
 from django.core.management import call_command
-from lti_tool.models import Key, LtiUser
+from lti_tool.models import Key, LtiLineItem, LtiUser
 
 from quizzes.attempts.services import attempt_answer_submit, attempt_finish, attempt_start
 from quizzes.integrations.lti.roster import course_roster_import
@@ -38,13 +39,21 @@ def test_launch_take_the_quiz_and_the_grade_reaches_the_platform_once(client, co
     lti_user = LtiUser.objects.get(sub="student-1")
     student, quiz = lti_user.auth_user, Quiz.objects.get(slug=QUIZ)
 
+    # The launch made the column out of 100; this platform's is out of 8, one point a question.
+    line_item = LtiLineItem.objects.get(url=platform.line_item_url(1))
+    assert line_item.maximum_score == 100
+    line_item.maximum_score = 8
+    line_item.save(update_fields=["maximum_score"])
+
     attempt, _created = attempt_start(user=student, quiz=quiz)
-    for slot in attempt.drawn_layout:
-        right = quiz.questions.get(pk=slot.question_id).choices.get(is_correct=True)
+    for position, slot in enumerate(attempt.drawn_layout):  # 7 of 8 right
+        choices = quiz.questions.get(pk=slot.question_id).choices
+        choice = choices.get(is_correct=True) if position < 7 else choices.filter(is_correct=False).first()
         attempt_answer_submit(
-            user=student, attempt_id=attempt.pk, question_id=slot.question_id, choice_id=right.pk, language="sn"
+            user=student, attempt_id=attempt.pk, question_id=slot.question_id, choice_id=choice.pk, language="sn"
         )
-    attempt_finish(attempt=attempt)
+    attempt = attempt_finish(attempt=attempt)
+    assert (attempt.score, attempt.max_score, attempt.percent) == (7, 8, 87)
     assert platform.state.requests == []  # the finish waited for no platform
 
     call_command("send_outbox", "--once", stdout=io.StringIO())
@@ -52,7 +61,7 @@ def test_launch_take_the_quiz_and_the_grade_reaches_the_platform_once(client, co
     [post] = platform.state.scores
     assert {name.lower(): value for name, value in post.headers.items()}["content-type"] == SCORE_TYPE
     assert post.body["userId"] == "student-1"
-    assert (post.body["scoreGiven"], post.body["scoreMaximum"]) == (100, 100)
+    assert (post.body["scoreGiven"], post.body["scoreMaximum"]) == (7, 8)  # not 87 % of 8 (6.96)
     assert (post.body["activityProgress"], post.body["gradingProgress"]) == ("Completed", "FullyGraded")
 
     # The roster the launch pointed at comes into the course the launch mapped.

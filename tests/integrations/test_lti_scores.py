@@ -1,5 +1,6 @@
 """Grades to the LTI platform through the outbox: posted by send_outbox, never by the finish;
-the best grade at send time; retried while the platform is down; never posted twice."""
+the best grade at send time, exact (not its whole percent); retried while the platform is down;
+never posted twice."""
 
 from datetime import datetime, timedelta
 
@@ -8,6 +9,7 @@ import time_machine
 from django.core.management import call_command
 from django.utils import timezone
 
+from quizzes.attempts import grading
 from quizzes.attempts.services import attempt_answer_submit, attempt_finish, attempt_start, practice_start
 from quizzes.integrations.lti.scores import scores_url
 from quizzes.models import LtiGradeTarget, OutboxMessage
@@ -54,6 +56,7 @@ def test_the_score_endpoint_keeps_the_line_items_query():
 
 def test_a_finish_posts_nothing_and_send_outbox_posts_the_best_grade_once(platform, target, student, gc_quiz):
     first = take(student, gc_quiz, right=3)
+    assert (first.score, first.max_score) == (3, 8)
     take(student, gc_quiz, right=1)
     assert platform.state.requests == [] and platform.state.token_requests == []  # the finish does no HTTP
 
@@ -63,7 +66,7 @@ def test_a_finish_posts_nothing_and_send_outbox_posts_the_best_grade_once(platfo
     assert post.headers["content-type"] == "application/vnd.ims.lis.v1.score+json"
     body = post.body
     assert body["userId"] == "s-1"
-    assert body["scoreGiven"] == pytest.approx((300 // first.max_score) / 10)  # its whole percent, of 10
+    assert body["scoreGiven"] == 3.75  # 3 of 8 of a column out of 10: exact, not 37 % of 10 (3.7)
     assert body["scoreMaximum"] == 10
     assert (body["activityProgress"], body["gradingProgress"]) == ("Completed", "FullyGraded")
     stamp = datetime.fromisoformat(body["timestamp"])
@@ -149,3 +152,55 @@ def test_a_practice_attempt_sends_no_grade(platform, target, student, gc_quiz):
     practice, _created = practice_start(user=student, attempt_id=attempt.pk)
     attempt_finish(attempt=practice)
     assert len(grades()) == 1
+
+
+@pytest.mark.parametrize(
+    ("right", "maximum", "given"),
+    [
+        (7, 8, 7),  # the column counts the questions: the score itself
+        (7, 100, 87.5),  # not 87, the whole percent the pages show
+        (8, 100, 100),
+        (0, 100, 0),
+    ],
+)
+def test_the_grade_posted_is_the_exact_score_scaled_to_the_column(
+    platform, target, student, gc_quiz, right, maximum, given
+):
+    target.line_item.maximum_score = maximum
+    target.line_item.save(update_fields=["maximum_score"])
+    take(student, gc_quiz, right=right)
+    send_outbox()
+    [post] = platform.state.scores
+    assert (post.body["scoreGiven"], post.body["scoreMaximum"]) == (given, maximum)
+    assert isinstance(post.body["scoreGiven"], type(given))  # a whole grade is posted as 7, not 7.0
+
+
+def test_the_best_attempt_is_the_one_with_the_highest_percent(platform, target, student, gc_quiz):
+    take(student, gc_quiz, right=5)
+    take(student, gc_quiz, right=7)
+    take(student, gc_quiz, right=6)
+    send_outbox()
+    [post] = platform.state.scores
+    assert post.body["scoreGiven"] == 8.75  # 7 of 8, of 10
+
+
+@pytest.mark.parametrize(
+    ("score", "max_score", "maximum", "expected"),
+    [
+        (7, 8, 8, 7),
+        (7, 8, 100, 87.5),
+        (7, 8, 100.0, 87.5),  # a line item's maximum, as its FloatField reads
+        (2, 3, 3, 2),
+        (2, 3, 10, 6.666667),  # not a whole number of millionths: to the nearest one
+        (1, 3, 0.3, 0.1),  # floats say 0.09999999999999999
+        (1, 7, 100, 14.285714),
+        (5, 6, 100, 83.333333),
+        (3, 8, 10, 3.75),
+        (0, 0, 100, 0),  # an attempt at no question: 0, as its percent
+        (None, 8, 100, None),  # in progress: no grade
+    ],
+)
+def test_scaled_is_exact(score, max_score, maximum, expected):
+    value = grading.scaled(score, max_score, maximum)
+    assert value == expected
+    assert type(value) is type(expected)  # whole values are ints: a JSON 7, not 7.0

@@ -1,5 +1,6 @@
 """The xAPI statements of an attempt, as built from its records (no LRS)."""
 
+import json
 import uuid
 from datetime import UTC, datetime, timedelta
 
@@ -128,6 +129,27 @@ def test_the_finish_says_what_was_graded_then(taken):
     message.payload = {"score": 2, "max_score": 4, "pass_mark": 75}
     message.save()
     assert built()[Kind.XAPI_FINISHED, attempt.pk]["result"]["success"] is False
+
+
+@pytest.mark.parametrize(
+    ("score", "max_score", "scaled"),
+    [
+        (7, 8, 0.875),
+        (8, 8, 1),
+        (2, 3, 0.666667),  # not 0.6666666666666666: to the millionth, as the LTI grade
+        (1, 7, 0.142857),
+        (0, 8, 0),
+        (0, 0, 0),  # an attempt at no question
+    ],
+)
+def test_the_scaled_score_is_exact(taken, score, max_score, scaled):
+    attempt, _right, _wrong = taken
+    message = OutboxMessage.objects.get(kind=Kind.XAPI_FINISHED)
+    message.payload = {"score": score, "max_score": max_score, "pass_mark": 50}
+    message.save()
+    result = built()[Kind.XAPI_FINISHED, attempt.pk]["result"]
+    assert result["score"] == {"raw": score, "min": 0, "max": max_score, "scaled": scaled}
+    assert json.dumps(result["score"]).endswith(f'"scaled": {scaled}}}')  # as sent: 1, not 1.0
 
 
 def test_a_second_build_is_the_same_statement(taken, student):

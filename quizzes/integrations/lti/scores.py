@@ -3,9 +3,10 @@ sender.
 
 A message names a grade target (a student's line item for a quiz). What is posted is the
 student's grade *when it is sent*: their best finished graded attempt (``grading.best_attempt``,
-after any regrade), as its whole percent (``grading.percent``, the figure the student and the
-site's gradebook show) of the line item's ``scoreMaximum``, the column's maximum: an attempt's
-own ``max_score`` can differ between attempts (archived questions), the column's cannot.
+after any regrade), its score of its maximum exactly, scaled to the line item's
+``scoreMaximum``, the column's maximum (``grading.scaled``: 7 of 8 right is 7 out of 8, 87.5
+out of 100; not the whole percent the site's pages show): an attempt's own ``max_score`` can
+differ between attempts (archived questions), the column's cannot.
 
 Several messages for one target in a batch are one post, and once a platform is found down
 the batch's other grades for it wait without trying (each try could take the whole timeout).
@@ -32,7 +33,7 @@ def scores_url(line_item_url: str) -> str:
     return urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/scores"))
 
 
-def best_score(target: LtiGradeTarget) -> tuple[float, float] | None:
+def best_score(target: LtiGradeTarget) -> tuple[int | float, float] | None:
     """(scoreGiven, scoreMaximum) of the student's best finished graded attempt, or None."""
     attempts = Attempt.objects.filter(
         user_id=target.lti_user.auth_user_id, quiz_id=target.quiz_id, is_practice=False
@@ -41,10 +42,10 @@ def best_score(target: LtiGradeTarget) -> tuple[float, float] | None:
     if best is None:
         return None
     maximum = target.line_item.maximum_score
-    return round(grading.percent(best.score, best.max_score) * maximum / 100, 6), maximum
+    return grading.scaled(best.score, best.max_score, maximum), maximum
 
 
-def score_document(target: LtiGradeTarget, given: float, maximum: float) -> dict:
+def score_document(target: LtiGradeTarget, given: int | float, maximum: float) -> dict:
     return {
         "userId": target.lti_user.sub,
         "scoreGiven": given,

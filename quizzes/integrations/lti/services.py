@@ -27,7 +27,8 @@ UNKNOWN_QUIZ = _("This link names a quiz (%(quiz)s) that this course does not ha
 
 CONTEXT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/context"
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
-# The grade posted is the best finished attempt's percent (quizzes/attempts/grading.py).
+# The grade posted is the best finished attempt's exact score, scaled to the column's maximum
+# (quizzes/attempts/grading.py).
 SCORE_MAXIMUM = 100
 TEACHING_ROLES = {ContextRole.INSTRUCTOR, ContextRole.ADMINISTRATOR, ContextRole.CONTENT_DEVELOPER}
 INSTITUTION_ADMINISTRATOR = "http://purl.imsglobal.org/vocab/lis/v2/institution/person#Administrator"

@@ -172,7 +172,7 @@ def finished_statement(message: OutboxMessage, attempt: Attempt) -> dict:
     result = {
         "completion": True,
         "success": grading.passed(score, max_score, pass_mark),
-        "score": {"raw": score, "min": 0, "max": max_score, "scaled": score / max_score if max_score else 0},
+        "score": {"raw": score, "min": 0, "max": max_score, "scaled": grading.scaled(score, max_score)},
         "duration": duration(attempt.finished_at - attempt.started_at),
     }
     return _statement(
