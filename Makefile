@@ -35,6 +35,7 @@ run: setup
 	@echo ""
 	@echo "  Students: http://$(HOST):$(PORT)/en/        log in as student / student"
 	@echo "  Editors:  http://$(HOST):$(PORT)/en/admin/  log in as editor / editor"
+	@echo "  Teachers: http://$(HOST):$(PORT)/en/admin/  log in as teacher / teacher"
 	@echo "  Other languages: /ur/ (Urdu), /sn/ (Shona), /id/ (Indonesian)"
 	@echo ""
 	$(DEV_ENV) $(PY) manage.py runserver $(HOST):$(PORT)

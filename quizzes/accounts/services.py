@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils.translation import gettext_lazy as _
 
-from quizzes.accounts.roles import CONTENT_EDITORS, staff_groups_ensure
+from quizzes.accounts.roles import CONTENT_EDITORS, TEACHERS, staff_groups_ensure
 from quizzes.enrollment.services import enrollment_create
 from quizzes.models import Course, UserPreferences
 
@@ -39,8 +39,9 @@ def user_time_zone_set(*, user, time_zone: str) -> UserPreferences:
 
 
 def demo_accounts_create() -> dict[str, object]:
-    """Development accounts: ``student``/``student`` enrolled in every course,
-    ``editor``/``editor`` staff in the Content editors group (not a superuser)."""
+    """Development accounts, each with its name as password: ``student`` enrolled in every
+    course, ``editor`` staff in the Content editors group and ``teacher`` staff in the
+    Teachers group (neither a superuser). Running it again resets them to this."""
     User = get_user_model()
     groups = staff_groups_ensure()
     with transaction.atomic():
@@ -49,10 +50,17 @@ def demo_accounts_create() -> dict[str, object]:
         student.save()
         for course in Course.objects.all():
             enrollment_create(user=student, course=course)
-        editor, _created = User.objects.get_or_create(username="editor", defaults={"first_name": "Demo editor"})
-        editor.set_password("editor")
-        editor.is_staff = True
-        editor.is_superuser = False
-        editor.save()
-        editor.groups.add(groups[CONTENT_EDITORS])
-    return {"student": student, "editor": editor}
+        editor = _demo_staff_account(username="editor", first_name="Demo editor", group=groups[CONTENT_EDITORS])
+        teacher = _demo_staff_account(username="teacher", first_name="Demo teacher", group=groups[TEACHERS])
+    return {"student": student, "editor": editor, "teacher": teacher}
+
+
+def _demo_staff_account(*, username: str, first_name: str, group):
+    """Staff, not a superuser, in ``group`` only, with ``username`` as password."""
+    user, _created = get_user_model().objects.get_or_create(username=username, defaults={"first_name": first_name})
+    user.set_password(username)
+    user.is_staff = True
+    user.is_superuser = False
+    user.save()
+    user.groups.set([group])
+    return user

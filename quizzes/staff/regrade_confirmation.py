@@ -13,6 +13,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from quizzes.attempts.regrade import (
     RegradeError,
@@ -44,6 +45,29 @@ def _posted_versions(request) -> list[int] | None:
         return [int(value) for value in request.POST.getlist(REGRADE_VERSIONS_FIELD)]
     except ValueError:
         return None
+
+
+def _plan_headline(plan) -> list[str]:
+    """The page's totals, one sentence per column of its table: answers regraded, finished
+    attempts whose score changes, attempts in progress moved (a student's two attempts are
+    two scores)."""
+    scores = len(plan.scores)
+    return [
+        ngettext("%(count)d answer will be regraded.", "%(count)d answers will be regraded.", plan.answers_changed)
+        % {"count": plan.answers_changed},
+        ngettext(
+            "The score of %(count)d finished attempt will change.",
+            "The scores of %(count)d finished attempts will change.",
+            scores,
+        )
+        % {"count": scores},
+        ngettext(
+            "%(count)d attempt in progress will move to the new version.",
+            "%(count)d attempts in progress will move to the new version.",
+            plan.attempts_moved,
+        )
+        % {"count": plan.attempts_moved},
+    ]
 
 
 def _regrade_message(regrade) -> str:
@@ -110,6 +134,7 @@ class QuestionRegradeMixin:
             "old": needed.old,
             "new": needed.new,
             "plan": needed.plan,
+            "headline": _plan_headline(needed.plan),
             "error": needed.error,
             "hidden_fields": hidden,
             "confirm_field": CONFIRM_REGRADE_FIELD,

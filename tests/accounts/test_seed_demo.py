@@ -4,12 +4,16 @@ import io
 
 import pytest
 from django.contrib.auth import authenticate, get_user_model
+from django.contrib.auth.models import Group
 from django.core.management import CommandError, call_command
 from django.http import HttpRequest
+from django.urls import reverse
 
-from quizzes.accounts.roles import CONTENT_EDITORS
+from quizzes.accounts.roles import CONTENT_EDITORS, TEACHERS
 from quizzes.models import Course, Enrollment
 from tests.factories import CourseFactory
+
+DEMO_ACCOUNTS = ("student", "editor", "teacher")
 
 
 def seed_demo() -> str:
@@ -23,7 +27,7 @@ def test_refused_without_debug(settings):
     settings.DEBUG = False
     with pytest.raises(CommandError, match="DJANGO_DEBUG"):
         seed_demo()
-    assert not get_user_model().objects.filter(username__in=["student", "editor"]).exists()
+    assert not get_user_model().objects.filter(username__in=DEMO_ACCOUNTS).exists()
 
 
 @pytest.fixture
@@ -59,13 +63,42 @@ class TestAccounts:
         assert not editor.has_perm("quizzes.delete_answer")
         assert not editor.has_perm("auth.change_user")
 
-    def test_running_twice_is_fine(self):
+    def test_teacher(self, client):
+        assert "teacher / teacher" in seed_demo()
+        teacher = authenticate(HttpRequest(), username="teacher", password="teacher")
+        assert teacher is not None
+        assert teacher.is_staff
+        assert not teacher.is_superuser
+        assert list(teacher.groups.values_list("name", flat=True)) == [TEACHERS]
+        for permission in ("change_quizoverride", "add_enrollment", "view_attempt", "view_quiz"):
+            assert teacher.has_perm(f"quizzes.{permission}"), permission
+        for permission in ("change_quiz", "change_question", "change_choice", "change_attempt"):
+            assert not teacher.has_perm(f"quizzes.{permission}"), permission
+        # Logged in through the admin's form, the admin and the staff reports let the teacher in.
+        login = client.post("/en/admin/login/", {"username": "teacher", "password": "teacher", "next": "/en/admin/"})
+        assert (login.status_code, login["Location"]) == (302, "/en/admin/")
+        for path in ("/en/admin/", reverse("staff:gradebook_courses"), reverse("staff:statistics_index")):
+            assert client.get(path).status_code == 200, path
+
+    def test_running_twice_changes_nothing(self):
+        def accounts():
+            return [
+                (user.username, user.is_staff, user.is_superuser, sorted(user.groups.values_list("name", flat=True)))
+                for user in get_user_model().objects.filter(username__in=DEMO_ACCOUNTS).order_by("username")
+            ]
+
         seed_demo()
+        first = accounts()
         seed_demo()
-        User = get_user_model()
-        assert User.objects.filter(username__in=["student", "editor"]).count() == 2
+        assert accounts() == first
+        assert first == [
+            ("editor", True, False, [CONTENT_EDITORS]),
+            ("student", False, False, []),
+            ("teacher", True, False, [TEACHERS]),
+        ]
         assert Enrollment.objects.filter(user__username="student").count() == 1
-        assert authenticate(HttpRequest(), username="editor", password="editor").groups.count() == 1
+        for name in DEMO_ACCOUNTS:
+            assert authenticate(HttpRequest(), username=name, password=name) is not None, name
 
     def test_resets_passwords_and_privileges(self):
         seed_demo()
@@ -78,3 +111,16 @@ class TestAccounts:
         editor = authenticate(HttpRequest(), username="editor", password="editor")
         assert editor is not None
         assert not editor.is_superuser
+
+    def test_keeps_the_teacher_out_of_content_editing(self):
+        seed_demo()
+        User = get_user_model()
+        teacher = User.objects.get(username="teacher")
+        teacher.groups.add(Group.objects.get(name=CONTENT_EDITORS))
+        teacher.is_superuser = True
+        teacher.save()
+        seed_demo()
+        teacher = User.objects.get(username="teacher")
+        assert list(teacher.groups.values_list("name", flat=True)) == [TEACHERS]
+        assert not teacher.is_superuser
+        assert not teacher.has_perm("quizzes.change_quiz")

@@ -1,12 +1,15 @@
 """The regrade confirmation asks which versions take the new key
 (quizzes/staff/regrade_confirmation.py and its template)."""
 
+import re
+
 import pytest
 
 from quizzes.models import Answer, AttemptQuestion, Regrade
 from tests.admin_forms import admin_url, form_data
-from tests.attempts.test_regrade_versions import answered_on_two_versions
+from tests.attempts.test_regrade_versions import answered_on_two_versions, choices
 from tests.conftest import html_tree
+from tests.factories import AnswerFactory, AttemptFactory, EnrollmentFactory, UserFactory
 from tests.staff.test_safe_edits import confirmed
 
 pytestmark = pytest.mark.django_db
@@ -41,6 +44,60 @@ def test_the_page_has_a_ticked_checkbox_and_a_plan_per_version(editor_client, da
     cells = [[cell.text.strip() for cell in row.find_all("td")[1:]] for row in rows]
     assert cells == [["3", "3", "2", "1"], ["1", "1", "1", "1"]]
     assert "for new attempts only" in " ".join(response.text.split())
+    assert not Regrade.objects.exists()
+
+
+def headline_and_table(response) -> tuple[str, list[list[int]]]:
+    """The headline's text, and the table's counts per version: answers, regraded, scores
+    that change, attempts in progress moved."""
+    tree = html_tree(response.text)
+    headline = " ".join(tree.one("p", class_="regrade-counts").text.split())
+    rows = tree.one("table", class_="regrade-version-plan").one("tbody").find_all("tr")
+    return headline, [[int(cell.text) for cell in row.find_all("td")[1:]] for row in rows]
+
+
+def assert_headline_totals_table(headline, table):
+    """The headline's three numbers are the totals of the table's last three columns."""
+    totals = [sum(column) for column in list(zip(*table, strict=True))[1:]]
+    assert [int(number) for number in re.findall(r"\d+", headline)] == totals
+
+
+def test_the_headline_totals_the_table_in_its_units(editor_client, data):
+    url, post = key_change_post(editor_client, data["q1"])
+
+    headline, table = headline_and_table(editor_client.post(url, post))
+
+    assert table == [[3, 3, 2, 1], [1, 1, 1, 1]]
+    assert headline == (
+        "4 answers will be regraded. The scores of 3 finished attempts will change. "
+        "2 attempts in progress will move to the new version."
+    )
+    assert_headline_totals_table(headline, table)
+
+
+def test_a_students_two_attempts_are_two_scores_in_the_headline_as_in_the_table(editor_client, content):
+    """One student's two finished attempts both lose the point: two answers, two scores
+    that change (the table's unit), though one student."""
+    quiz = content["gradient-checkpointing"]
+    q1 = quiz.questions.get(position=1)
+    right = choices(q1)[0]
+    ann = UserFactory(username="ann")
+    EnrollmentFactory(user=ann, course=quiz.course)
+    for number in (1, 2):
+        attempt = AttemptFactory(user=ann, quiz=quiz, number=number, finished=True, score=1)
+        AnswerFactory(attempt=attempt, question=q1, choice=right)
+    for name in ("bea", "cy"):  # in progress, Q1 not answered
+        AttemptFactory(user=UserFactory(username=name), quiz=quiz, number=1)
+    url, post = key_change_post(editor_client, q1)
+
+    headline, table = headline_and_table(editor_client.post(url, post))
+
+    assert table == [[2, 2, 2, 2]]
+    assert headline == (
+        "2 answers will be regraded. The scores of 2 finished attempts will change. "
+        "2 attempts in progress will move to the new version."
+    )
+    assert_headline_totals_table(headline, table)
     assert not Regrade.objects.exists()
 
 

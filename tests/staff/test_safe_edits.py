@@ -133,7 +133,10 @@ def test_changing_the_key_of_an_answered_question_asks_first(editor_client, q1, 
     assert response.status_code == 200
     assert "regrade-confirmation" in response.text
     counts = " ".join(html_tree(response.text).one("p", class_="regrade-counts").text.split())
-    assert counts == "3 answers in 3 attempts will be regraded; 2 students\u2019 scores change."
+    assert counts == (
+        "3 answers will be regraded. The scores of 2 finished attempts will change. "
+        "0 attempts in progress will move to the new version."
+    )
     assert "1 of these answers is in an attempt still in progress" in response.text
     assert snapshot(q1, graded) == before
     q1.refresh_from_db()

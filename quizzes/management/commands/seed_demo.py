@@ -6,7 +6,7 @@ from quizzes.accounts.services import demo_accounts_create
 
 
 class Command(BaseCommand):
-    help = "Development only: create the demo accounts student/student and editor/editor."
+    help = "Development only: create the demo accounts student/student, editor/editor and teacher/teacher."
 
     def handle(self, *args, **options):
         if not settings.DEBUG:
@@ -16,6 +16,9 @@ class Command(BaseCommand):
         demo_accounts_create()
         self.stdout.write(
             self.style.SUCCESS(
-                _("Demo accounts: student / student (enrolled), editor / editor (content editor, staff).")
+                _(
+                    "Demo accounts: student / student (enrolled), editor / editor (content editor, staff), "
+                    "teacher / teacher (teacher, staff)."
+                )
             )
         )
