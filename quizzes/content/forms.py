@@ -1,5 +1,8 @@
 """Admin forms: the content rules an editor can't save past, and the stamps
-that say which English each translation was written against."""
+that say which English each translation was written against.
+
+Content problems (``problems.content_problems``) refuse only the publishing of a quiz;
+warnings, such as a missing translation, refuse nothing."""
 
 from django import forms
 from django.conf import settings
@@ -20,7 +23,11 @@ from quizzes.content.translation_status import (
 )
 from quizzes.models import Answer, Choice, PoolDraw, Question
 
-PUBLISH_WITH_PROBLEMS = _("This quiz can't be published until its content problems are fixed: %(problems)s")
+# The headline of a refusal whose every content problem follows as an item of its own.
+PUBLISH_WITH_PROBLEMS = _("This quiz can't be published until its content problems are fixed:")
+PUBLISH_NEW_QUIZ = _(
+    "A new quiz can't be published yet: save it unpublished, add its questions and their choices, then publish it."
+)
 NO_CORRECT_CHOICE = _("Mark one choice as correct.")
 SEVERAL_CORRECT_CHOICES = _("Only one choice may be marked correct.")
 TOO_FEW_CHOICES = _("A question needs at least two choices that are not archived.")
@@ -86,20 +93,37 @@ class CourseAdminForm(TranslationStampMixin, forms.ModelForm):
 
 
 class QuizAdminForm(TranslationStampMixin, forms.ModelForm):
+    """A quiz's page. Publishing it (ticking "published" on a quiz that was not, or on a new
+    one) is refused while it has content problems; a quiz already published is saved whatever
+    its content, so that a teacher can always change its settings (the admin warns after saving)."""
+
     def clean(self):
         cleaned_data = super().clean()
-        if cleaned_data.get("is_published") and self.instance.pk:
-            # Checks the saved questions; the admin warns again after saving
-            # in case edits on this page introduced a problem.
-            problems = content_problems(quiz_content_queryset().filter(pk=self.instance.pk))
-            # The draws are checked as edited on this page, by PoolDrawFormSet.
-            problems = [problem for problem in problems if problem.code not in DRAW_MESSAGES]
-            if problems:
-                raise ValidationError(
-                    PUBLISH_WITH_PROBLEMS,
-                    code="content_problems",
-                    params={"problems": "; ".join(str(problem) for problem in problems)},
-                )
+        # Before _post_clean, the instance holds the quiz as stored.
+        if not cleaned_data.get("is_published") or (self.instance.pk and self.instance.is_published):
+            return cleaned_data
+        if not self.instance.pk:
+            # Choices are added on each question's page, after the quiz is saved.
+            self.add_error("is_published", ValidationError(PUBLISH_NEW_QUIZ, code="publish_new_quiz"))
+            return cleaned_data
+        # Checks the saved questions; the admin warns again after saving
+        # in case edits on this page introduced a problem.
+        problems = content_problems(quiz_content_queryset().filter(pk=self.instance.pk))
+        # The draws are checked as edited on this page, by PoolDrawFormSet.
+        problems = [problem for problem in problems if problem.code not in DRAW_MESSAGES]
+        if problems:
+            # The page's "Content check" shows this instance: it leaves out what the refusal lists.
+            self.instance.refused_problems = problems
+            # Added, not raised: the checks of subclasses (the dates) still run and show at once.
+            self.add_error(
+                None,
+                ValidationError(
+                    [
+                        ValidationError(PUBLISH_WITH_PROBLEMS, code="content_problems"),
+                        *(ValidationError(str(problem), code=problem.code) for problem in problems),
+                    ]
+                ),
+            )
         return cleaned_data
 
 

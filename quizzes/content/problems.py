@@ -1,16 +1,20 @@
-"""Rules that published content must keep, checked over whole quizzes.
+"""Rules that content must keep, checked over whole quizzes.
 
-Used by ``validate_content`` and by the admin, which refuses to publish a
-quiz that breaks any of them. Archived questions and choices are left out:
-students no longer see them (a question must keep exactly one correct choice
-among those not archived).
+``content_problems`` lists what a quiz must not be published with, as it leaves a question
+unanswerable or unexplained, or the quiz unusable: no correct choice, several on a
+single-answer question, fewer than two choices, an empty English title, text, explanation
+or choice, no questions, a pool draw its pool can't give.
+The admin refuses to publish a quiz that has any (a quiz already published is still saved,
+with a warning, so that its settings can always change), and ``validate_content`` exits 1.
+Archived questions and choices are left out: students no longer see them (a question must
+keep exactly one correct choice among those not archived).
 
-``content_warnings`` lists what does not block publication: stale
-translations (the English changed after they were written). Students still
-read them, and a translator may need days; blocking the quiz, or falling back
-to English, would take away a text that is probably still mostly right. It
-also lists what the translation checks (``translation_checks``) find: a
-translator may be right where a check is not.
+``content_warnings`` lists what never blocks anything, because students still get a
+question they can answer: a translation that leaves some of a question in English (its
+texts fall back to English one by one), a stale translation (the English changed after it
+was written) and what the translation checks (``translation_checks``) find. A translator
+may need days, and may be right where a check is not; blocking the quiz, or a teacher's
+change to its dates, would take away more than the gap does.
 """
 
 from collections.abc import Iterable
@@ -33,6 +37,9 @@ MESSAGES = {
     "too_few_choices": _("The question has fewer than two choices."),
     "no_correct_choice": _("No choice is marked correct."),
     "several_correct_choices": _("%(count)s choices are marked correct; exactly one must be."),
+    # Questions archived or moved out of a pool after its draw was saved (the admin refuses to save one).
+    **layout_rules.MESSAGES,
+    # Warnings (content_warnings): a missing text shows in English, a stale or checked one as written.
     "translation_missing_choice": _(
         "The %(language)s translation has %(translated)s of %(count)s choices; the others would show in English."
     ),
@@ -42,8 +49,6 @@ MESSAGES = {
         "The %(language)s translation of %(fields)s is stale: the English changed after it was written."
     ),
     "translation_check": _("The %(language)s translation of %(field)s: %(problem)s"),
-    # Questions archived or moved out of a pool after its draw was saved (the admin refuses to save one).
-    **layout_rules.MESSAGES,
 }
 
 
@@ -119,11 +124,17 @@ def _question_problems(question) -> Iterable[tuple[str, dict]]:
         yield "no_correct_choice", {}
     elif correct > 1:
         yield "several_correct_choices", {"count": correct}
-    for language in TRANSLATION_LANGUAGES:
-        yield from _translation_problems(question, choices, language)
 
 
-def _translation_problems(question, choices, language: str) -> Iterable[tuple[str, dict]]:
+def _missing_translation_warnings(quiz: Quiz) -> Iterable[ContentProblem]:
+    for question in quiz.questions.all():
+        choices = list(question.choices.all())
+        for language in TRANSLATION_LANGUAGES:
+            for code, params in _missing_translations(question, choices, language):
+                yield ContentProblem(quiz.slug, question.position, code, tuple(params.items()))
+
+
+def _missing_translations(question, choices, language: str) -> Iterable[tuple[str, dict]]:
     has_text = bool(text_in(question, "text", language).strip())
     translated_choices = sum(bool(text_in(choice, "text", language).strip()) for choice in choices)
     if not has_text and not translated_choices:
@@ -142,7 +153,9 @@ def _language_name(code: str) -> str:
 
 
 def content_warnings(quizzes: Iterable[Quiz] | None = None) -> list[ContentProblem]:
-    """Stale translations in the given quizzes (all when None): one per text owner and language."""
+    """What never blocks publishing, in the given quizzes (all when None), quiz by quiz: the
+    translations that leave part of a question in English, the stale ones (one warning per
+    text owner and language) and what the translation checks find."""
     from quizzes.content.translation_status import Status, object_translation_problems
 
     if quizzes is None:
@@ -156,6 +169,7 @@ def content_warnings(quizzes: Iterable[Quiz] | None = None) -> list[ContentProbl
                 (question.position, choice, str(_("choice %(position)s") % {"position": choice.position}))
                 for choice in question.choices.all()
             ]
+        warnings.extend(_missing_translation_warnings(quiz))
         stale: dict[tuple[int | None, str], list[str]] = {}
         for position, obj, label in owners:
             for language, found in object_translation_problems(obj).items():

@@ -1,11 +1,12 @@
-"""validate_content: clean fixtures pass; each rule names the quiz and question."""
+"""validate_content: clean fixtures pass; each rule names the quiz and question; a missing
+translation is a warning, listed apart, that never fails the run."""
 
 import io
 
 import pytest
 from django.core.management import call_command
 
-from quizzes.content.problems import content_problems
+from quizzes.content.problems import content_problems, content_warnings
 from quizzes.models import Choice, Question, Quiz
 from tests.factories import QuizFactory
 
@@ -48,6 +49,19 @@ def assert_only_problems(*expected: str) -> None:
     assert f"{count} content problem{'s' if count > 1 else ''}." in err
 
 
+def assert_only_missing_translations(*expected: str) -> None:
+    """The run passes, and lists ``expected`` among its warnings, after the problems (none)."""
+    code, lines, err = run_validate()
+    assert (code, err) == (0, "")
+    assert [line for line in lines if not line.startswith(WARNING)] == ["No content problems."]
+    missing = [str(w) for w in content_warnings() if w.code.startswith("translation_missing")]
+    assert missing == list(expected)
+    assert lines.index("No content problems.") == len(lines) - 1
+    for warning in expected:
+        assert f"{WARNING}{warning}" in lines
+    assert content_problems() == []
+
+
 @pytest.mark.usefixtures("content")
 class TestRules:
     def test_fixtures_are_clean(self):
@@ -81,23 +95,23 @@ class TestRules:
         Question.objects.filter(pk=question(GC, 7).pk).update(text_en=" \n ")
         assert_only_problems(f"{GC} #7: The question has no English text.")
 
-    def test_translation_missing_a_choice(self):
+    def test_translation_missing_a_choice_is_a_warning(self):
         Choice.objects.filter(pk=choice(GC, 1, 3).pk).update(text_ur=None)
-        assert_only_problems(
+        assert_only_missing_translations(
             f"{GC} #1: The Urdu translation has 3 of 4 choices; the others would show in English.",
         )
 
-    def test_translation_with_choices_but_no_question_text(self):
+    def test_translation_with_choices_but_no_question_text_is_a_warning(self):
         Question.objects.filter(pk=question(GC, 2).pk).update(text_sn=None)
-        assert_only_problems(f"{GC} #2: The Shona translation has choices but no question text.")
+        assert_only_missing_translations(f"{GC} #2: The Shona translation has choices but no question text.")
 
-    def test_translation_missing_explanation(self):
+    def test_translation_missing_explanation_is_a_warning(self):
         Question.objects.filter(pk=question(ART, 5).pk).update(explanation_ind="")
-        assert_only_problems(f"{ART} #5: The Indonesian translation has no explanation.")
+        assert_only_missing_translations(f"{ART} #5: The Indonesian translation has no explanation.")
 
-    def test_question_translated_without_choices(self):
+    def test_question_translated_without_choices_is_a_warning(self):
         Question.objects.filter(pk=question(ART, 3).pk).update(text_ur="سوال؟", explanation_ur="وضاحت\u06d4")
-        assert_only_problems(
+        assert_only_missing_translations(
             f"{ART} #3: The Urdu translation has 0 of 4 choices; the others would show in English.",
         )
 
@@ -105,7 +119,7 @@ class TestRules:
         q1 = question(ART, 1)
         Question.objects.filter(pk=q1.pk).update(text_ind=None, explanation_ind=None)
         Choice.objects.filter(question=q1).update(text_ind=None)
-        assert validate()[0] == 0
+        assert_only_missing_translations()
 
     def test_whitespace_english_title(self):
         Quiz.objects.filter(slug=GC).update(title_en="  ")
@@ -117,14 +131,24 @@ class TestRules:
 
     def test_several_problems_in_order(self):
         Choice.objects.filter(question=question(ART, 8)).update(is_correct=False)
-        Choice.objects.filter(pk=choice(GC, 5, 4).pk).update(text_sn=None)
+        Choice.objects.filter(question=question(GC, 3)).update(is_correct=True)
         code, lines, err = validate()
         assert code == 1
         assert lines == [
-            f"{GC} #5: The Shona translation has 3 of 4 choices; the others would show in English.",
+            f"{GC} #3: 4 choices are marked correct; exactly one must be.",
             f"{ART} #8: No choice is marked correct.",
         ]
         assert "2 content problems." in err
+
+    def test_a_problem_fails_the_run_and_the_warnings_are_listed_apart_after_it(self):
+        Choice.objects.filter(question=question(ART, 8)).update(is_correct=False)
+        Choice.objects.filter(pk=choice(GC, 5, 4).pk).update(text_sn=None)
+        code, lines, err = run_validate()
+        assert code == 1
+        assert lines[0] == f"{ART} #8: No choice is marked correct."
+        assert all(line.startswith(WARNING) for line in lines[1:])
+        assert f"{WARNING}{GC} #5: The Shona translation has 3 of 4 choices; the others would show in English." in lines
+        assert err == "1 content problem.\n"
 
 
 @pytest.mark.usefixtures("content")
