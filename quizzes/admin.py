@@ -11,6 +11,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TabbedTranslationAdmin, TranslationStackedInline, TranslationTabularInline
 
+from quizzes.attempts.deadlines import DEADLINE_SETTINGS, DeadlinesRecomputed, attempt_deadlines_recompute
 from quizzes.content.forms import (
     ChoiceInlineForm,
     ChoiceInlineFormSet,
@@ -57,7 +58,13 @@ from quizzes.staff.content_admin import (
 from quizzes.staff.enrollment_views import unenroll_selected
 from quizzes.staff.language_settings_admin import LanguageSettingAdmin
 from quizzes.staff.outbox_admin import OutboxMessageAdmin
-from quizzes.staff.overrides_admin import CourseGroupAdmin, QuizOverrideAdmin, QuizOverrideInline
+from quizzes.staff.overrides_admin import (
+    CourseGroupAdmin,
+    QuizOverrideAdmin,
+    QuizOverrideInline,
+    deadlines_message,
+    overrides_formset_save,
+)
 from quizzes.staff.quiz_dates_admin import TEACHERS_SETTINGS_FIELDSETS, QuizDatesForm
 from quizzes.staff.quiz_settings_admin import PoolDrawInline, QuizLayoutSettingsMixin
 from quizzes.staff.records_admin import AnswerAdmin, AttemptAdmin, RegradeAdmin
@@ -238,10 +245,19 @@ class QuizAdmin(
             return "-"
         quizzes = list(quiz_content_queryset().filter(pk=quiz.pk))
         found = content_problems(quizzes)
+        # Set by QuizAdminForm when it refuses publishing: the page lists them once, at the top.
+        refused = getattr(quiz, "refused_problems", ())
+        unlisted = [problem for problem in found if problem not in refused]
         if not found:
-            result = _("None: every question has one correct choice, an explanation and complete translations.")
+            result = _("None: every question has one correct choice and an explanation.")
+        elif refused:
+            result = format_html("<p>{}</p>", _("The content problems are listed at the top of the page."))
         else:
-            result = format_html("<ul>{}</ul>", format_html_join("", "<li>{}</li>", ((str(p),) for p in found)))
+            result = ""
+        if unlisted:
+            result = format_html(
+                "{}<ul>{}</ul>", result, format_html_join("", "<li>{}</li>", ((str(p),) for p in unlisted))
+            )
         warnings = content_warnings(quizzes)
         if warnings:
             result = format_html(
@@ -252,8 +268,22 @@ class QuizAdmin(
             )
         return result
 
+    def save_formset(self, request, form, formset, change):
+        if formset.model is QuizOverride:
+            request.deadlines_recomputed += overrides_formset_save(formset)
+        else:
+            super().save_formset(request, form, formset, change)
+
     def save_related(self, request, form, formsets, change):
+        # The overrides' formset adds what its services did; the quiz's own dates and limit, any
+        # attempt in progress (in the admin's transaction, quizzes.attempts.deadlines).
+        request.deadlines_recomputed = DeadlinesRecomputed()
         super().save_related(request, form, formsets, change)
+        overrides_changed = any(formset.model is QuizOverride and formset.has_changed() for formset in formsets)
+        if change and set(DEADLINE_SETTINGS) & set(form.changed_data):
+            request.deadlines_recomputed += attempt_deadlines_recompute(quiz_ids=[form.instance.pk])
+        if change and (overrides_changed or set(DEADLINE_SETTINGS) & set(form.changed_data)):
+            deadlines_message(self, request, request.deadlines_recomputed)
         found = content_problems(quiz_content_queryset().filter(pk=form.instance.pk))
         if found:
             self.message_user(

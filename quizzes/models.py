@@ -472,9 +472,10 @@ class Attempt(models.Model):
     # Copied from the quiz when the attempt starts, so that a later edit of the
     # quiz does not change a grade a student has already earned.
     pass_mark = models.PositiveSmallIntegerField(_("pass mark (%)"))
-    # Fixed when it starts (quizzes/attempts/rules.py): the earlier of the start plus the time
-    # limit and the close date, each as an override gives it; no answer is taken after it (plus
-    # ATTEMPT_DEADLINE_GRACE). None: no limit.
+    # The earlier of the start plus the time limit and the close date, as they apply to the
+    # student now (quizzes/attempts/rules.py): set at the start and again while in progress when
+    # the quiz's dates or limit or an override change (quizzes/attempts/deadlines.py); no answer
+    # is taken after it (plus ATTEMPT_DEADLINE_GRACE). None: no limit.
     deadline = models.DateTimeField(_("deadline"), null=True, blank=True)
     # A practice of the questions an attempt missed: numbered apart, not counted in any grade.
     is_practice = models.BooleanField(_("practice"), default=False)

@@ -297,8 +297,9 @@ class AttemptSerializer(serializers.ModelSerializer):
         allow_null=True,
         help_text=(
             "No answer is taken after it (but for a few seconds' grace for the network); the attempt is then "
-            "finished with the answers given. Fixed at the start: the earlier of the start plus the time limit "
-            "and the quiz's close date. Null: no limit (always for a practice)."
+            "finished with the answers given. The earlier of the start plus the time limit "
+            "and the quiz's close date, as they apply to the student now: a teacher's change of the quiz or "
+            "an override moves it while the attempt is in progress. Null: no limit (always for a practice)."
         ),
     )
     time_left = serializers.IntegerField(

@@ -7,9 +7,12 @@ Each rule is defined here once; the services and selectors apply it, and the ser
 - A quiz's settings for a student (``QuizRules``): the quiz's, each replaced by the student's
   own override where it sets one, else by the most generous of their groups' overrides (the
   earliest opening, the latest close, the longest time limit, the most attempts).
-- An attempt's deadline is fixed when it starts: the earlier of the start plus the time limit
-  and the close date. An answer is taken until ``ATTEMPT_DEADLINE_GRACE`` after it; past
-  that the attempt is overdue and is finished with what was answered.
+- An attempt's deadline is the earlier of its start plus the time limit and the close date, as
+  they apply to its student *now*: set when it starts, and set again whenever a quiz's dates or
+  limit, an override or a group's members change (``quizzes.attempts.deadlines``). It is never
+  before the start (a close date moved before it leaves the attempt no time). An answer is
+  taken until ``ATTEMPT_DEADLINE_GRACE`` after it; past that the attempt is overdue and is
+  finished with what was answered.
 - The review (``Review``): ``feedback_timing`` says when a student sees whether each answer was
   right and its explanation, ``show_right_answer`` whether they ever see the right choice. A
   practice attempt shows its feedback at once: one is started only when the review of the
@@ -51,9 +54,10 @@ class QuizRules:
         return None if not self.max_attempts else max(self.max_attempts - used, 0)
 
     def deadline(self, started_at: datetime) -> datetime | None:
-        """An attempt's deadline if it starts at ``started_at``."""
+        """The deadline of an attempt started at ``started_at`` under these settings: never
+        before its start, which the database requires (``attempt_deadline_after_start``)."""
         ends = [end for end in (self.closes_at, started_at + self.time_limit if self.time_limit else None) if end]
-        return min(ends) if ends else None
+        return max(min(ends), started_at) if ends else None
 
 
 def _most_generous(name: str, values: list):

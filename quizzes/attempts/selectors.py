@@ -3,13 +3,13 @@
 from collections import defaultdict
 from dataclasses import dataclass
 
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from quizzes.attempts import grading, rules, start_statements, statements
 from quizzes.content.cache import ContentQuestion, QuizContent, version_question
 from quizzes.content.layout_cache import layout_content, layout_versions
-from quizzes.models import Answer, Attempt, AttemptQuestion, Course, Quiz
+from quizzes.models import Answer, Attempt, AttemptQuestion, Course, CourseGroup, Quiz, QuizOverride
 
 
 def student_courses(*, user) -> list[Course]:
@@ -232,3 +232,25 @@ def attempts_missed_questions(attempt_ids) -> dict[int, set[int]]:
     for attempt_id, question_id in answers:
         right[attempt_id].append(question_id)
     return {attempt_id: rules.missed_question_ids(asked[attempt_id], right[attempt_id]) for attempt_id in attempt_ids}
+
+
+def overrides_by_student(*, quiz_ids, user_ids=None) -> dict[tuple[int, int], list[QuizOverride]]:
+    """The overrides of these quizzes by (student id, quiz id) they apply to: a student's own,
+    and those of each group they are in (each with its ``group``), oldest first, as
+    ``rules.quiz_rules`` takes them; only for ``user_ids`` when given. Two queries."""
+    overrides = QuizOverride.objects.filter(quiz_id__in=quiz_ids).select_related("group").order_by("pk")
+    members = CourseGroup.members.through.objects.filter(coursegroup__quiz_overrides__quiz_id__in=quiz_ids)
+    if user_ids is not None:
+        user_ids = list(user_ids)
+        overrides = overrides.filter(Q(user_id__in=user_ids) | Q(group__members__in=user_ids)).distinct()
+        members = members.filter(user_id__in=user_ids)
+    overrides = list(overrides)
+    in_group = defaultdict(set)
+    if any(override.group_id is not None for override in overrides):
+        for group_id, user_id in members.values_list("coursegroup_id", "user_id").distinct():
+            in_group[group_id].add(user_id)
+    applying = defaultdict(list)
+    for override in overrides:
+        for user_id in [override.user_id] if override.user_id is not None else sorted(in_group[override.group_id]):
+            applying[user_id, override.quiz_id].append(override)
+    return dict(applying)

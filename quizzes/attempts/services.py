@@ -66,9 +66,10 @@ def attempt_start(*, user, quiz: Quiz) -> tuple[Attempt, bool]:
 
     Returns the attempt and whether it is new; a new one comes with its ``drawn_layout`` (the
     ``quizzes.attempts.layout.Slot``s stored), so that it can be shown without reading it back.
-    The quiz's settings for this student (``rules.quiz_rules``, with their overrides) decide
-    whether one may start and its deadline. An attempt in progress past its deadline is finished
-    first (``attempt_finish_if_overdue``).
+    The quiz's settings for this student (``rules.quiz_rules``, with their overrides, read under
+    the quiz's lock: ``quizzes.attempts.deadlines``) decide whether one may start and its
+    deadline. An attempt in progress past its deadline is finished first
+    (``attempt_finish_if_overdue``).
     """
     now = timezone.now()
     with transaction.atomic():
@@ -84,7 +85,8 @@ def attempt_start(*, user, quiz: Quiz) -> tuple[Attempt, bool]:
             return current, False
         if current is not None:
             _finish(current.pk)
-        quiz_rules = rules.quiz_rules(quiz, reads.overrides)
+        # The settings as read under the quiz's lock: a change committed since ``quiz`` was read counts.
+        quiz_rules = rules.quiz_rules(reads.settings or quiz, reads.overrides)
         used = graded[0].number if graded else 0
         refusal = _start_refusal(quiz_rules, used, now)
         if refusal is None:
@@ -161,7 +163,7 @@ def practice_start(*, user, attempt_id: int) -> tuple[Attempt, bool]:
     with transaction.atomic():
         reads = start_statements.start_reads(user_id=user.pk, course_id=quiz.course_id, quiz_id=quiz.pk)
         _enrolled_check(quiz, reads)
-        closes_at = rules.quiz_rules(quiz, reads.overrides).closes_at
+        closes_at = rules.quiz_rules(reads.settings or quiz, reads.overrides).closes_at
         if not rules.attempt_review(quiz=quiz, attempt=source, closes_at=lambda: closes_at, now=now).correctness:
             raise AttemptError(PRACTICE_NOT_YET, code="review_not_available", status=409)
         practices = [attempt for attempt in reads.attempts if attempt.is_practice]
@@ -194,7 +196,8 @@ def attempt_answer_submit(
     The database decides, in one transaction (``statements.answer_write``): the
     attempt's row lock, which checks its owner, then the INSERT, which checks
     the attempt is in progress and not past its deadline (``rules.deadline_cutoff``: past it,
-    the refusal is ``deadline_passed`` and the attempt is finished), the question in its
+    the refusal is ``deadline_passed`` and the attempt is finished, unless a teacher's change
+    moved the deadline meanwhile: then the answer is judged again), the question in its
     layout and the choice one the layout shows with it, records the layout's version of the question and
     reads that version's key. That is a statement after the lock: a regrade
     (``quizzes.attempts.regrade``) holds the quiz and every attempt in progress
@@ -203,7 +206,29 @@ def attempt_answer_submit(
     afterwards from the attempt's layout; a second answer to a question is
     caught by the unique constraint.
     """
-    now = timezone.now()
+    for _try in range(3):
+        now = timezone.now()
+        try:
+            return _answer_record(
+                user=user,
+                attempt_id=attempt_id,
+                question_id=question_id,
+                choice_id=choice_id,
+                language=language,
+                position=position,
+                now=now,
+            )
+        except _DeadlineMoved:
+            continue  # a teacher gave more time since the refusal was decided: judged again
+    raise AttemptError(START_RACED, code="answer_conflict", status=409)
+
+
+class _DeadlineMoved(Exception):
+    """An answer refused as overdue whose attempt, once locked to be finished, is no longer
+    overdue: a teacher's change committed between the two (quizzes.attempts.deadlines)."""
+
+
+def _answer_record(*, user, attempt_id, question_id, choice_id, language, position, now) -> tuple[Answer, bool]:
     try:
         attempt, answer = statements.answer_write(
             attempt_id=attempt_id,
@@ -238,7 +263,8 @@ def _answer_refusal(attempt: Attempt, *, question_id: int, choice_id: int, posit
     if attempt.state != Attempt.State.IN_PROGRESS:
         return AttemptError(ATTEMPT_FINISHED, code="attempt_finished", status=409)
     if rules.is_overdue(attempt, now):
-        _finish(attempt.pk)
+        if _finish(attempt.pk, overdue_at=now) is None:
+            raise _DeadlineMoved
         message = DEADLINE_PASSED % {"time": local_datetime(attempt.deadline)}
         return AttemptError(message, code="deadline_passed", status=409)
     slot = AttemptQuestion.objects.filter(attempt_id=attempt.pk, question_id=question_id).first()
@@ -274,7 +300,7 @@ def attempt_finish_if_overdue(*, attempt: Attempt, skip_locked: bool = False) ->
     if not rules.is_overdue(attempt, now):
         return None
     if not skip_locked:
-        return _finish(attempt.pk)
+        return _finish(attempt.pk, overdue_at=now)
     with transaction.atomic():
         locked = Attempt.objects.select_for_update(skip_locked=True).filter(pk=attempt.pk).first()
         if locked is None or not rules.is_overdue(locked, now):
@@ -282,15 +308,19 @@ def attempt_finish_if_overdue(*, attempt: Attempt, skip_locked: bool = False) ->
         return _finish(locked.pk)
 
 
-def _finish(attempt_id: int) -> Attempt:
+def _finish(attempt_id: int, *, overdue_at=None) -> Attempt | None:
     # The attempt's lock is the one every answer takes first: an answer acknowledged before
     # it is counted, and none is taken after it. Its time is read under the lock, so it is
     # later than every answer it counts (each read its time before taking this lock), not the
-    # time the caller read before waiting for it.
+    # time the caller read before waiting for it. ``overdue_at``: finish only if the attempt is
+    # still overdue then as locked (None otherwise): a teacher may have moved its deadline since
+    # the caller read it.
     with transaction.atomic():
         locked = Attempt.objects.select_for_update().get(pk=attempt_id)
         if locked.state == Attempt.State.FINISHED:
             return locked
+        if overdue_at is not None and not rules.is_overdue(locked, overdue_at):
+            return None
         locked.score = locked.answers.filter(is_correct=True).count()
         locked.state = Attempt.State.FINISHED
         locked.finished_at = timezone.now()

@@ -63,6 +63,8 @@ def _enrollment_lock_sql(using: str) -> str:
 
 class StartReads(NamedTuple):
     enrolled: bool
+    # The quiz's dates, limit and attempts (QUIZ_SETTING_NAMES) as committed when its lock was had.
+    settings: Quiz | None
     attempts: list[Attempt]  # newest first; practice attempts too
     overrides: list[QuizOverride]
     questions: list[DrawQuestion]
@@ -72,16 +74,17 @@ class StartReads(NamedTuple):
 def start_reads(*, user_id: int, course_id: int, quiz_id: int, using: str = DEFAULT_DB_ALIAS) -> StartReads:
     """What starting an attempt reads, in one round trip, in the caller's transaction: lock
     the user's enrollment in the course until the transaction ends (False if there is none),
-    then, read after the lock, the user's attempts at the quiz (newest first) and their
-    overrides of it, then, after a key-share lock on the quiz (an edit cannot rewrite a version
-    in place until this transaction ends, quizzes/content/versions.py), its questions not
-    archived with their current versions, and its pool draws."""
-    locked, attempts, overrides, _quiz, questions, draws = fetch_each(
+    then a key-share lock on the quiz, with its settings (an edit cannot rewrite a version in
+    place, quizzes/content/versions.py, nor change the settings or overrides that decide a
+    deadline, quizzes/attempts/deadlines.py, until this transaction ends), then, read after
+    the locks, the user's attempts at the quiz (newest first), their overrides of it, its
+    questions not archived with their current versions, and its pool draws."""
+    locked, settings, attempts, overrides, questions, draws = fetch_each(
         [
             (_enrollment_lock_sql(using), [user_id, course_id]),
+            (_quiz_key_share_sql(using), [quiz_id]),
             (_student_attempts_sql(using), [user_id, quiz_id]),
             (_overrides_sql(using), [user_id, quiz_id, user_id]),
-            (_quiz_key_share_sql(using), [quiz_id]),
             (_current_versions_sql(using), [quiz_id, False]),
             (_pool_draws_sql(using), [quiz_id]),
         ],
@@ -89,6 +92,7 @@ def start_reads(*, user_id: int, course_id: int, quiz_id: int, using: str = DEFA
     )
     return StartReads(
         bool(locked),
+        instance(Quiz, QUIZ_SETTING_NAMES, settings[0], using=using) if settings else None,
         [instance(Attempt, ATTEMPT_NAMES, row, using=using) for row in attempts],
         [instance(QuizOverride, OVERRIDE_NAMES, row, using=using) for row in overrides],
         [_draw_question(row, using) for row in questions],
@@ -132,14 +136,20 @@ DRAW_QUESTION_NAMES = ("id", "position", "pool", "keep_choice_order")
 DRAW_VERSION_NAMES = ("id", "token", "choices")
 
 
+# What a start reads of its quiz's settings under the quiz's lock (quizzes.attempts.rules.OVERRIDDEN).
+QUIZ_SETTING_NAMES = ("id", "opens_at", "closes_at", "time_limit", "max_attempts")
+
+
 @cache
 def _quiz_key_share_sql(using: str) -> str:
-    # The lock the new attempt's foreign key takes on its quiz anyway, taken before the versions
-    # are read: an edit that rewrites a version in place locks the quiz first (FOR UPDATE), so
-    # the versions read here are the ones committed, and stay so until this start commits.
+    # The lock the new attempt's foreign key takes on its quiz anyway, taken before anything
+    # else is read. An edit that rewrites a version in place locks the quiz first (FOR UPDATE),
+    # and so does a change of its dates, limit or overrides (quizzes/attempts/deadlines.py): the
+    # settings, overrides and versions read from here on are the ones committed, and stay so
+    # until this start commits, so its deadline is never one a concurrent change has replaced.
     return (
-        f"SELECT {column(Quiz, 'id', using)} FROM {table(Quiz, using)} "
-        f"WHERE {column(Quiz, 'id', using)} = %s{for_key_share(table(Quiz, using), using)}"
+        f"SELECT {select_list(Quiz, 'q', QUIZ_SETTING_NAMES, using)} FROM {table(Quiz, using)} q "
+        f"WHERE q.{column(Quiz, 'id', using)} = %s{for_key_share('q', using)}"
     )
 
 

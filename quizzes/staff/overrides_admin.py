@@ -1,13 +1,58 @@
 """The admin of accommodations: a quiz's overrides, inline on the quiz's page and in their own
 list, and the course groups they may be for. ``quizzes/admin.py`` registers them; the forms
-(``override_forms``) hold the rules."""
+(``override_forms``) hold the rules, and every write goes through the services of
+``quizzes.attempts.deadlines``, which move the deadlines of the attempts in progress it
+changes; the page then says how many."""
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.db.models import Count
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
+from quizzes.attempts.deadlines import (
+    DeadlinesRecomputed,
+    course_group_delete,
+    course_group_members_changed,
+    quiz_override_save,
+    quiz_overrides_delete,
+)
 from quizzes.models import QuizOverride
 from quizzes.staff.override_forms import CourseGroupForm, QuizOverrideForm
+
+NO_DEADLINE_MOVED = _("No attempt in progress needed a new deadline.")
+
+
+def deadlines_message(modeladmin, request, done: DeadlinesRecomputed) -> None:
+    """Tell whoever saved what the save did to the attempts in progress."""
+    if not done.moved:
+        modeladmin.message_user(request, NO_DEADLINE_MOVED, messages.INFO)
+        return
+    text = ngettext(
+        "%(count)d attempt in progress got a new deadline.",
+        "%(count)d attempts in progress got a new deadline.",
+        len(done.moved),
+    ) % {"count": len(done.moved)}
+    if done.overdue:
+        text += " " + ngettext(
+            "%(count)d of them is past its new deadline: it takes no more answers and is finished with "
+            "the answers it has.",
+            "%(count)d of them are past their new deadline: they take no more answers and are finished with "
+            "the answers they have.",
+            len(done.overdue),
+        ) % {"count": len(done.overdue)}
+    modeladmin.message_user(request, text, messages.WARNING if done.overdue else messages.INFO)
+
+
+def overrides_formset_save(formset) -> DeadlinesRecomputed:
+    """Save an inline formset of overrides through the services (``QuizAdmin.save_formset``)."""
+    formset.save(commit=False)
+    done = DeadlinesRecomputed()
+    for override in [*formset.new_objects, *(changed for changed, _fields in formset.changed_objects)]:
+        done += quiz_override_save(override=override)
+    if formset.deleted_objects:
+        done += quiz_overrides_delete(overrides=formset.deleted_objects)
+    return done
+
 
 OVERRIDE_SETTINGS = ("opens_at", "closes_at", "time_limit", "max_attempts")
 
@@ -45,6 +90,15 @@ class QuizOverrideAdmin(admin.ModelAdmin):
     search_fields = ("user__username", "group__name", "quiz__slug")
     fields = ("quiz", "user", "group", *OVERRIDE_SETTINGS)
 
+    def save_model(self, request, obj, form, change):
+        deadlines_message(self, request, quiz_override_save(override=obj))
+
+    def delete_model(self, request, obj):
+        deadlines_message(self, request, quiz_overrides_delete(overrides=[obj]))
+
+    def delete_queryset(self, request, queryset):
+        deadlines_message(self, request, quiz_overrides_delete(overrides=list(queryset)))
+
 
 class CourseGroupAdmin(admin.ModelAdmin):
     form = CourseGroupForm
@@ -56,6 +110,26 @@ class CourseGroupAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(member_count=Count("members"))
+
+    def save_model(self, request, obj, form, change):
+        # Who was in the group before the members saved with the form (save_related) change it.
+        obj.members_before = set(obj.members.values_list("pk", flat=True)) if change else set()
+        super().save_model(request, obj, form, change)
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        done = course_group_members_changed(group=form.instance, before=form.instance.members_before)
+        if done.moved or form.instance.members_before != set(form.instance.members.values_list("pk", flat=True)):
+            deadlines_message(self, request, done)
+
+    def delete_model(self, request, obj):
+        deadlines_message(self, request, course_group_delete(group=obj))
+
+    def delete_queryset(self, request, queryset):
+        done = DeadlinesRecomputed()
+        for group in queryset:
+            done += course_group_delete(group=group)
+        deadlines_message(self, request, done)
 
     @admin.display(description=_("members"), ordering="member_count")
     def member_count(self, group):

@@ -55,6 +55,9 @@ RESULT_WITHHELD = {
     FeedbackTiming.AFTER_CLOSE: _("You will see whether each answer was right after the quiz closes."),
     FeedbackTiming.NEVER: _("This quiz does not show whether answers were right."),
 }
+# How often an open question page asks for its attempt's deadline (a teacher may move it):
+# within a minute, as the teachers' settings promise, at a light request per student.
+POLL_SECONDS = 30
 # When the countdown tells a screen reader the time left (seconds before the deadline).
 ANNOUNCED_MINUTES = (10, 5, 2, 1)
 ANNOUNCED_SECONDS = (30,)
@@ -122,8 +125,20 @@ def countdown(attempt: Attempt, now: datetime) -> dict | None:
         "deadline": attempt.deadline.isoformat(timespec="milliseconds"),
         "now": now.isoformat(timespec="milliseconds"),
         "grace": int(settings.ATTEMPT_DEADLINE_GRACE.total_seconds()),
+        "poll": POLL_SECONDS,
         "announcements": json.dumps({str(at): text for at, text in announcements.items()}, ensure_ascii=False),
         "time_is_up": TIME_IS_UP,
+    }
+
+
+def time_status(attempt: Attempt, now: datetime) -> dict:
+    """What ``countdown.js`` reads when it asks again: whether the attempt is still in progress,
+    its deadline as it stands (a teacher may have moved it) and the server's now (the page keeps
+    the clock correction it made on load: a poll's round trip would only blur it)."""
+    return {
+        "state": attempt.state,
+        "deadline": attempt.deadline.isoformat(timespec="milliseconds") if attempt.deadline else None,
+        "now": now.isoformat(timespec="milliseconds"),
     }
 
 

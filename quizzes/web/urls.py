@@ -11,6 +11,7 @@ urlpatterns = [
     path("quizzes/<slug:slug>/start/", views.attempt_start_view, name="attempt_start"),
     path("attempts/<id:pk>/", views.attempt_resume, name="attempt"),
     path("attempts/<id:pk>/questions/<id:position>/", views.attempt_question, name="attempt_question"),
+    path("attempts/<id:pk>/time/", views.attempt_time, name="attempt_time"),
     path("attempts/<id:pk>/finish/", views.attempt_finish_view, name="attempt_finish"),
     path("attempts/<id:pk>/result/", views.attempt_result, name="attempt_result"),
     path("attempts/<id:pk>/practice/", practice.attempt_practice, name="attempt_practice"),

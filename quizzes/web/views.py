@@ -6,7 +6,7 @@ refusal is a page in the student's language with a 4xx status.
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponseRedirect
+from django.http import Http404, HttpResponseRedirect, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.utils import timezone
@@ -14,6 +14,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from common.converters import parse_id
@@ -194,6 +195,15 @@ def _answer_refusal(request, attempt: Attempt, content, answers, position: int, 
     # The form was readable, so the service was asked, and it refused and said why (a form
     # from another page or forged included: it checks the question against the page's position).
     return refuse(refused.message, refused.status)
+
+
+@login_required
+@require_GET
+@never_cache
+def attempt_time(request, pk):
+    """The attempt's deadline as it stands now: what the question page's countdown asks while it
+    runs, so that a teacher's change reaches an open page without a reload."""
+    return JsonResponse(timing.time_status(_own_attempt_or_404(request, pk), timezone.now()))
 
 
 @login_required

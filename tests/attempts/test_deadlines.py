@@ -2,10 +2,9 @@
 what a start sets and refuses, what an answer past the deadline does, and practice attempts
 beside graded ones."""
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
-import time_machine
 
 from common.dates import local_datetime
 from quizzes.attempts.services import (
@@ -20,23 +19,10 @@ from quizzes.attempts.services import (
     practice_start,
 )
 from quizzes.models import Answer, Attempt, CourseGroup, QuizOverride
+from tests.attempts.conftest import GRACE, NOW
 from tests.factories import UserFactory
 
-NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 MINUTE, HOUR, DAY = timedelta(minutes=1), timedelta(hours=1), timedelta(days=1)
-GRACE = timedelta(seconds=15)
-
-
-@pytest.fixture(autouse=True)
-def grace(settings):
-    settings.ATTEMPT_DEADLINE_GRACE = GRACE
-
-
-@pytest.fixture
-def clock():
-    """The server's clock, still at NOW unless the test moves it."""
-    with time_machine.travel(NOW, tick=False) as traveller:
-        yield traveller
 
 
 def configure(quiz, **settings):

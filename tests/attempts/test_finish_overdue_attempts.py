@@ -1,31 +1,18 @@
 """``manage.py finish_overdue_attempts`` (for cron) and its selector, ``attempts_overdue``."""
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from io import StringIO
 
 import pytest
-import time_machine
 from django.core.management import call_command
 
 from quizzes.attempts.selectors import attempts_overdue
 from quizzes.attempts.services import attempt_answer_submit, attempt_finish, attempt_start, practice_start
 from quizzes.models import Attempt, Course
+from tests.attempts.conftest import GRACE, NOW
 from tests.factories import EnrollmentFactory, UserFactory
 
-NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 MINUTE = timedelta(minutes=1)
-GRACE = timedelta(seconds=15)
-
-
-@pytest.fixture(autouse=True)
-def grace(settings):
-    settings.ATTEMPT_DEADLINE_GRACE = GRACE
-
-
-@pytest.fixture
-def clock():
-    with time_machine.travel(NOW, tick=False) as traveller:
-        yield traveller
 
 
 def student_named(username: str):

@@ -571,10 +571,13 @@ def test_start_reads_lock_the_enrollment_then_read_the_attempts_and_open_questio
 ):
     PoolDraw.objects.create(quiz=quiz, pool="memory", count=2)
     with transaction.atomic():
-        enrolled, attempts, overrides, questions, draws = start_statements.start_reads(
+        enrolled, settings, attempts, overrides, questions, draws = start_statements.start_reads(
             user_id=student.pk, course_id=quiz.course_id, quiz_id=quiz.pk
         )
     assert enrolled is True and overrides == []
+    assert [getattr(settings, name) for name in start_statements.QUIZ_SETTING_NAMES] == [
+        getattr(quiz, name) for name in start_statements.QUIZ_SETTING_NAMES
+    ]
     newest_first = Attempt.objects.filter(user=student).order_by("-number")
     assert [fields(attempt) for attempt in attempts] == [fields(attempt) for attempt in newest_first]
     open_questions = quiz.questions.filter(is_archived=False).order_by("position")
@@ -590,7 +593,7 @@ def test_start_reads_lock_the_enrollment_then_read_the_attempts_and_open_questio
         assert found.choice_ids == tuple(choice["id"] for choice in version.choices)
     assert draws == {"memory": 2}
     outside = start_statements.start_reads(user_id=outsider.pk, course_id=quiz.course_id, quiz_id=quiz.pk)
-    assert outside == (False, [], [], questions, draws)
+    assert outside[0] is False and outside[2:] == ([], [], questions, draws)
 
 
 @BOTH_WAYS
@@ -616,7 +619,7 @@ def test_with_server_side_binding_a_transactions_reads_go_one_by_one(student, qu
         reads = start_statements.start_reads(user_id=student.pk, course_id=quiz.course_id, quiz_id=quiz.pk)
     assert reads.enrolled is True
     sent = [query["sql"] for query in queries.captured_queries if "SAVEPOINT" not in query["sql"]]
-    # The lock, the attempts, the overrides, the quiz's key share, its versions, its pool draws.
+    # The lock, the quiz's key share, the attempts, the overrides, its versions, its pool draws.
     assert len(sent) == 6 and not any("; " in sql for sql in sent)
 
 

@@ -17,9 +17,10 @@ from django.test import Client
 from django.utils.translation import ngettext, override
 
 from common.dates import local_datetime, local_time
+from quizzes.attempts.deadlines import attempt_deadlines_recompute, quiz_override_save
 from quizzes.attempts.services import attempt_start
-from quizzes.models import Attempt, Quiz
-from quizzes.web.timing import TIME_IS_UP, TIME_LEFT_UNTIL, TIME_RAN_OUT
+from quizzes.models import Attempt, Quiz, QuizOverride
+from quizzes.web.timing import POLL_SECONDS, TIME_IS_UP, TIME_LEFT_UNTIL, TIME_RAN_OUT
 from tests.browser.conftest import expect
 from tests.browser.test_accessibility import assert_no_serious_violations
 
@@ -154,3 +155,57 @@ def test_the_running_countdown_has_no_serious_axe_violations(new_page, live_serv
     page.goto(f"/{language}/attempts/{attempt.pk}/questions/1/")
     expect(page.locator(".time-left [role=timer]")).to_have_text(re.compile(r"\S+:\S+"))
     assert_no_serious_violations(page)
+
+
+def counting_down(new_page, live_server, student, attempt, now, language):
+    """The question page open at ``now`` (the browser's clock stopped a second later), and its timer."""
+    page = signed_in(new_page, live_server, student)
+    page.clock.install(time=now)
+    page.clock.pause_at(now + timedelta(seconds=1))
+    page.goto(f"/{language}/attempts/{attempt.pk}/questions/1/")
+    timer = page.locator(".time-left [role=timer]")
+    expect(timer).to_have_text("02:00")
+    return page, timer
+
+
+@pytest.mark.parametrize("language", ["en", "ur"])
+def test_an_open_page_follows_a_teachers_extension_without_a_reload(
+    new_page, live_server, student, attempt, server_clock, language
+):
+    """The countdown asks for the deadline as it runs: a teacher's extra ten minutes reach the
+    open page within the poll's interval, and at what was zero the page does not say the time
+    is up."""
+    traveller, now = server_clock
+    page, timer = counting_down(new_page, live_server, student, attempt, now, language)
+    page.evaluate("window.__loaded = true")  # gone if the page reloads
+
+    quiz_override_save(override=QuizOverride(quiz=attempt.quiz, user=student, time_limit=LIMIT + timedelta(minutes=10)))
+    page.clock.fast_forward(POLL_SECONDS * 1000)
+    expect(timer).to_have_text("11:30")
+
+    page.clock.fast_forward("01:40")  # past the old deadline and its grace
+    expect(timer).to_have_text("09:50")
+    assert page.evaluate("window.__loaded") is True
+    assert page.url.endswith(f"/{language}/attempts/{attempt.pk}/questions/1/")
+    traveller.move_to(now + timedelta(minutes=2, seconds=10))
+    attempt.refresh_from_db()
+    assert attempt.deadline == now + timedelta(minutes=12) and not attempt.is_finished
+
+
+@pytest.mark.parametrize("language", ["en", "ur"])
+def test_an_open_page_of_a_quiz_closed_early_ends_without_a_reload_by_hand(
+    new_page, live_server, student, attempt, server_clock, language
+):
+    traveller, now = server_clock
+    page, _timer = counting_down(new_page, live_server, student, attempt, now, language)
+
+    quiz = attempt.quiz
+    quiz.closes_at = now + timedelta(seconds=20)
+    quiz.save(update_fields=["closes_at"])
+    attempt_deadlines_recompute(quiz_ids=[quiz.pk])
+    page.clock.fast_forward(POLL_SECONDS * 1000)  # the poll: 20 s, then zero, past the grace
+    traveller.move_to(now + timedelta(seconds=20) + GRACE + timedelta(seconds=2))
+    page.clock.fast_forward("00:20")
+    page.wait_for_url(re.compile(rf"/{language}/attempts/{attempt.pk}/result/$"))
+    attempt.refresh_from_db()
+    assert attempt.is_finished

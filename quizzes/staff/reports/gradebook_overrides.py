@@ -2,7 +2,7 @@
 one of a group they are in), what it changes of the quiz's settings for them, as
 ``quizzes.attempts.rules.quiz_rules`` applies it, so that staff read a grade with the extra
 time or attempts it was earned with. Two queries for the whole gradebook, however many
-students it shows.
+students it shows (``quizzes.attempts.selectors.overrides_by_student``).
 """
 
 from dataclasses import dataclass, field
@@ -11,7 +11,8 @@ from django.utils.translation import gettext, ngettext
 
 from common.dates import local_datetime
 from quizzes.attempts.rules import OVERRIDDEN, quiz_rules
-from quizzes.models import CourseGroup, Quiz, QuizOverride
+from quizzes.attempts.selectors import overrides_by_student
+from quizzes.models import Quiz, QuizOverride
 
 
 @dataclass(frozen=True)
@@ -61,22 +62,12 @@ def gradebook_overrides(quizzes: list[Quiz]) -> GradebookOverrides:
     """Every override of ``quizzes``, per student it applies to."""
     if not quizzes:
         return NO_OVERRIDES
-    overrides = list(QuizOverride.objects.filter(quiz__in=quizzes).select_related("group").order_by("pk"))
-    if not overrides:
+    applying = overrides_by_student(quiz_ids=[quiz.pk for quiz in quizzes])
+    if not applying:
         return NO_OVERRIDES
-    group_ids = {override.group_id for override in overrides if override.group_id is not None}
-    members: dict[int, list[int]] = {}
-    if group_ids:
-        rows = CourseGroup.members.through.objects.filter(coursegroup_id__in=group_ids)
-        for group_id, user_id in rows.values_list("coursegroup_id", "user_id"):
-            members.setdefault(group_id, []).append(user_id)
-    applying: dict[tuple[int, int], list[QuizOverride]] = {}
-    for override in overrides:
-        for user_id in [override.user_id] if override.user_id is not None else members.get(override.group_id, []):
-            applying.setdefault((user_id, override.quiz_id), []).append(override)
     by_id = {quiz.pk: quiz for quiz in quizzes}
     notes = {key: _note(by_id[key[1]], found) for key, found in applying.items()}
-    return GradebookOverrides(notes, frozenset(override.quiz_id for override in overrides))
+    return GradebookOverrides(notes, frozenset(quiz_id for _student, quiz_id in applying))
 
 
 def _note(quiz: Quiz, overrides: list[QuizOverride]) -> OverrideNote:
