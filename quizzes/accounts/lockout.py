@@ -30,6 +30,7 @@ token endpoint turns it into a 429 JSON error with Retry-After
 import ipaddress
 import math
 
+from axes.handlers.database import AxesDatabaseHandler
 from axes.handlers.proxy import AxesProxyHandler
 from axes.helpers import get_cool_off, get_failure_limit
 from django.shortcuts import render
@@ -52,6 +53,23 @@ def client_address(request) -> str | None:
         return str(ipaddress.ip_address(address)) if address else None
     except ValueError:
         return None
+
+
+class LockoutDatabaseHandler(AxesDatabaseHandler):
+    """axes' database handler (``AXES_HANDLER``), with every header it records storable.
+
+    A failure is recorded with the request's User-Agent, Accept and path; axes replaces a NUL
+    in the query and form data it records (as "0x00"), not in those, and PostgreSQL refuses a
+    NUL in a text parameter: a failed login sent with one was a DataError, a 500.
+    """
+
+    def user_login_failed(self, sender, credentials: dict, request=None, **kwargs):
+        if request is not None:
+            for name in ("axes_user_agent", "axes_http_accept", "axes_path_info"):
+                value = getattr(request, name, None)
+                if isinstance(value, str):
+                    setattr(request, name, value.replace("\0", "0x00"))
+        return super().user_login_failed(sender, credentials, request, **kwargs)
 
 
 def lockout_message(wait: int) -> str:

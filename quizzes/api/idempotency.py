@@ -31,7 +31,9 @@ from quizzes.attempts.services import AttemptError
 from quizzes.models import IdempotencyKey
 
 HEADER = "Idempotency-Key"
-_VALID_KEY = re.compile(r"[\x21-\x7e]{1,255}")
+# Anchored: the schema's pattern is this one, and a JSON Schema pattern matches anywhere in the
+# value unless anchored. Checked with fullmatch (Python's $ also matches before a final newline).
+_VALID_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 INVALID_KEY = _("The Idempotency-Key header must be 1 to 255 visible ASCII characters.")
 KEY_REUSED = _("This Idempotency-Key was already used for a different request.")
 

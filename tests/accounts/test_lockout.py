@@ -211,6 +211,18 @@ def test_a_forwarded_address_that_is_no_address_is_no_error(production_limits, a
     assert_logged_in(web_login(HTTP_X_FORWARDED_FOR="not-an-address"))
 
 
+def test_failures_sent_with_a_nul_in_their_headers_are_counted_not_an_error(production_limits, alice, clock):
+    """axes records the User-Agent, Accept and query of a failure; PostgreSQL refuses a NUL in text."""
+    headers = {"HTTP_USER_AGENT": "bot\x00", "HTTP_ACCEPT": "\x00/\x00"}
+    fail(4, url=f"{LOGIN_URL}?next=%00", **headers)
+
+    assert_refused(web_login(password=WRONG, url=f"{LOGIN_URL}?next=%00", **headers))
+    assert_refused(web_login(**headers))
+    attempt = AccessAttempt.objects.get()
+    assert (attempt.user_agent, attempt.http_accept) == ("bot0x00", "0x00/0x00")
+    assert "\x00" not in attempt.get_data
+
+
 def test_a_stored_failure_keeps_neither_password_nor_csrf_token(production_limits, alice, clock):
     data = {"username": "alice", "password": "hunter2-secret", "csrfmiddlewaretoken": "csrf-secret"}
     assert Client(REMOTE_ADDR="10.0.0.1").post(LOGIN_URL, data).status_code == 200

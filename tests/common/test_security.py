@@ -154,7 +154,7 @@ def test_production_settings():
     # Failed logins lock a username out from one address (5 in 15 min), counted in the database.
     assert (values["AXES_FAILURE_LIMIT"], values["AXES_COOLOFF_TIME"]) == (5, "0:15:00")
     assert values["AXES_LOCKOUT_PARAMETERS"] == [["username", "ip_address"]]
-    assert values["AXES_HANDLER"] == "axes.handlers.database.AxesDatabaseHandler"
+    assert values["AXES_HANDLER"] == "quizzes.accounts.lockout.LockoutDatabaseHandler"
     assert values["AXES_CLIENT_IP_CALLABLE"] == "quizzes.accounts.lockout.client_address"
     assert values["AXES_RESET_ON_SUCCESS"] is True
     assert values["AUTHENTICATION_BACKENDS"][0] == "axes.backends.AxesStandaloneBackend"

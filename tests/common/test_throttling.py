@@ -397,7 +397,7 @@ def test_with_redis_url_the_cache_is_django_redis_and_a_count_one_command(tmp_pa
 
     assert json.loads(output.strip().splitlines()[-1]) == {
         "backend": "django_redis.cache.RedisCache",
-        "sessions": "django.contrib.sessions.backends.cached_db",
+        "sessions": "common.sessions.cached_db",
         "counts": [1, 5],
         "commands": ["EVALSHA", "EVALSHA"],
     }

@@ -17,10 +17,20 @@ from quizzes.integrations.lti.keys import signing_key
 from quizzes.integrations.lti.nonces import nonce_issue
 
 KEYSET_CACHE_SECONDS = 300
+REGISTRATION_TEXT_MAX = 255  # LtiRegistration.issuer and .client_id, LtiDeployment.deployment_id
+
+
+def _column_text(value) -> bool:
+    """Whether ``value`` can be an issuer, client id or deployment id stored by django-lti: at login
+    and launch they come from the request and from the id_token before its signature is checked,
+    and PostgreSQL refuses a NUL in a text parameter (a DataError, a 500)."""
+    return isinstance(value, str) and 0 < len(value) <= REGISTRATION_TEXT_MAX and "\x00" not in value
 
 
 class ToolConfig(DjangoToolConfig):
     def find_registration_by_params(self, iss, client_id, *args, **kwargs):
+        if not (_column_text(iss) and _column_text(client_id)):
+            return None  # pylti1p3 refuses the login or launch: no registration
         registration = super().find_registration_by_params(iss, client_id, *args, **kwargs)
         if registration is not None and not self.registration.has_key:
             key = signing_key()
@@ -29,6 +39,8 @@ class ToolConfig(DjangoToolConfig):
         return registration
 
     def find_deployment_by_params(self, iss, deployment_id, client_id, *args, **kwargs):
+        if not _column_text(deployment_id):
+            return None
         self.deployment = (
             LtiDeployment.objects.active()
             .filter(
@@ -51,6 +63,18 @@ class OIDCLogin(DjangoOIDCLogin):
 
 
 class MessageLaunch(DjangoMessageLaunch):
+    def validate_jwt_format(self):
+        # pylti1p3 reads the (unverified) header and body as JSON objects and "aud" as a string or
+        # a non-empty list: anything else would be an AttributeError or IndexError (a 500).
+        super().validate_jwt_format()
+        header, body = self._jwt["header"], self._jwt["body"]
+        if not (isinstance(header, dict) and isinstance(body, dict)):
+            raise LtiException("Invalid JWT format, header and body must be JSON objects")
+        audiences = body.get("aud")
+        if not (isinstance(audiences, str) or (isinstance(audiences, list) and audiences)):
+            raise LtiException('"aud" must be a string or a non-empty list')
+        return self
+
     def validate_nonce(self):
         # Only present here: it is used up (nonces.nonce_consume) once the whole token is valid.
         if not self._get_jwt_body().get("nonce"):

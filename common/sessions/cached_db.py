@@ -1,0 +1,7 @@
+from django.contrib.sessions.backends import cached_db
+
+from common.sessions import ValidKeyMixin
+
+
+class SessionStore(ValidKeyMixin, cached_db.SessionStore):
+    pass
