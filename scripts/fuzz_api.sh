@@ -62,8 +62,10 @@ print(Token.objects.get_or_create(user=user)[0].key)
 # is refused by gunicorn itself with an HTML 414 before Django sees it, which
 # schemathesis then reports as an undocumented status (seen once in CI); the app
 # answers such a query with its documented JSON 400.
+# --capture-output: a daemon's stderr is /dev/null; the app's log (lms/logs.py: stderr, with the
+# traceback and request id of every 500) goes to gunicorn.log with gunicorn's own, read below.
 "$PY" -m gunicorn lms.wsgi:application --bind "127.0.0.1:$PORT" --workers 2 --no-control-socket \
-  --limit-request-line 0 \
+  --limit-request-line 0 --capture-output \
   --pid "$WORK/gunicorn.pid" --error-logfile "$WORK/gunicorn.log" --daemon
 for _ in $(seq 1 50); do
   curl -fsS -o /dev/null "http://127.0.0.1:$PORT/api/v1/schema/" && break
