@@ -119,6 +119,14 @@ class Cluster:
         _start(self.replica, self.replica.directory.parent)
         _wait_streaming(self.primary, self.replica)
 
+    def stop_primary(self) -> None:
+        """Stop the primary at once (as if it crashed); the replica keeps running, and retrying."""
+        _stop(self.primary, self.primary.directory.parent)
+
+    def start_primary(self) -> None:
+        """Start the primary again after ``stop_primary``, once it accepts connections."""
+        _start(self.primary, self.primary.directory.parent)
+
     def create_database(self, name: str) -> None:
         """A new database on the primary, once it is on the replica too."""
         with self.primary.connect() as connection:
