@@ -1,43 +1,8 @@
 """Settings for the lms project.
 
-Everything that differs between a laptop and production comes from the
-environment, with defaults that are safe for local development:
-
-- ``DATABASE_URL``: defaults to a SQLite file in the project (the embedded
-  default); ``postgres://USER:PASS@HOST:5432/NAME`` for PostgreSQL.
-- ``DJANGO_DEBUG``: "1"/"true" turns debug on (off by default).
-- ``DJANGO_SECRET_KEY``: required when debug is off.
-- ``DJANGO_ALLOWED_HOSTS``: comma separated host names.
-- ``REDIS_URL``: shared cache when set; local memory otherwise. It holds the
-  API throttling counters, so set it with more than one worker.
-- ``DJANGO_CACHE_KEY_PREFIX``: prefix of every cache key (several sites, one Redis).
-- ``DJANGO_CSRF_TRUSTED_ORIGINS``: comma separated origins (``https://quiz.example.org``).
-- ``DJANGO_SECURE_SSL_REDIRECT``: redirect http to https; on by default with debug off.
-  The app runs behind a TLS-terminating proxy that sets ``X-Forwarded-Proto``.
-- ``DJANGO_NUM_PROXIES``: how many proxies in front of the app append to
-  ``X-Forwarded-For`` (1 by default with debug off: the TLS proxy; 0 in debug:
-  the client is REMOTE_ADDR). The throttles and the login lockout count per client address.
-- ``DJANGO_API_THROTTLE_USER`` / ``DJANGO_API_THROTTLE_ANON``: API rates per user
-  and per anonymous address (``600/min``, ``60/min``).
-- ``DJANGO_API_THROTTLE_LOCAL_SHARE``: the share of a rate each worker process may
-  let through before counting it in the cache (``0.01``; ``0``: every request is
-  counted at once). See common/throttle.py, ``UnsentCounts``.
-- ``DATABASE_REPLICA_URL``: a streaming replica of that PostgreSQL database; the staff reports
-  read from it (common/replica.py, lms/databases.py). Unset: everything reads the one database.
-- ``DJANGO_DB_PREPARED_STATEMENTS``: ``auto`` (default): the student paths' statements are
-  prepared on connections that go straight to PostgreSQL, sent as text through a pooler
-  such as PgBouncer (found per connection, common/pooler.py); ``1``: always; ``0``: never.
-- ``DJANGO_LOGIN_LOCKOUT_FAILURES`` / ``DJANGO_LOGIN_LOCKOUT_COOLOFF``: failed logins of
-  one username from one address (5) after which that username is refused (429) from
-  that address until the cool-off (900 s) has passed since the last failure
-  (django-axes, counted in the database: quizzes/accounts/lockout.py).
-- ``LMS_SITE_URL``: the site's absolute address (``https://quiz.example.org``): the base of
-  the xAPI activity and account ids and of the LTI tool's URLs (``http://localhost:8000`` by default).
-- ``XAPI_ENDPOINT``, ``XAPI_USERNAME``, ``XAPI_PASSWORD``: the learning record store that
-  attempts' xAPI statements are sent to (its ``.../xAPI/`` base); none are written when unset.
-- ``LTI_FRAME_ANCESTORS``: comma separated origins of the LTI platforms that frame the site
-  (cookies then SameSite=None; Secure). ``LTI_KEY_PUBLISH_AHEAD``: seconds a new LTI key is
-  published before it signs (3600).
+Everything that differs between a laptop and production comes from the environment, with
+defaults that are safe for local development: the README's "Configuration" table is the one
+list of the variables, their defaults and what they do.
 """
 
 import os
@@ -49,6 +14,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
 from lms.databases import databases
+from lms.logs import logging_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -85,6 +51,10 @@ if not SECRET_KEY:
     raise ImproperlyConfigured("Set DJANGO_SECRET_KEY (or DJANGO_DEBUG=1 for local development).")
 
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]" if DEBUG else "")
+LOGGING = logging_config(os.environ)  # stderr, one line per record, DJANGO_LOG_LEVEL (lms/logs.py)
+# /metrics (common/metrics.py): the request figures on unless "0"; who may read them, by client address.
+METRICS_ENABLED = os.environ.get("LMS_METRICS", "1") != "0"
+METRICS_ALLOWED_NETWORKS = env_list("LMS_METRICS_ALLOWED_NETWORKS", "127.0.0.0/8,::1/128")
 
 INSTALLED_APPS = [
     # modeltranslation must come before the admin so that its admin patches apply.
@@ -108,6 +78,11 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "common.request_id.RequestIdMiddleware",  # first: its id is on every log record and response, 500s too
+    # /healthz and /readyz answered before any middleware that checks the Host, redirects to
+    # https, reads a session or picks a language: probes ask by address, over http (common/health.py).
+    "common.health.HealthCheckMiddleware",
+    "common.metrics.RequestMetricsMiddleware",  # every request but the probes, by route (/metrics)
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -117,6 +92,9 @@ MIDDLEWARE = [
     "django.middleware.gzip.GZipMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
+    # DEBUG on: under /api/ the JSON 404, not Django's debug page (in the request's language, and
+    # outside CommonMiddleware, whose redirect to the path with its slash comes first).
+    "quizzes.web.errors.ApiNotFoundInDebugMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -189,6 +167,9 @@ if REDIS_URL:
     # django-redis keeps its redis-py client and connection pool (Django's own RedisCache builds
     # a client per operation), and gives the throttle's one-command count the client (common/throttle.py).
     CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": REDIS_URL}}
+    # redis-py waits for ever by default: a Redis that stops answering would hold every request
+    # (and /readyz's check) until gunicorn's timeout. Its commands take far less than a millisecond.
+    CACHES["default"]["OPTIONS"] = {"SOCKET_CONNECT_TIMEOUT": 1, "SOCKET_TIMEOUT": 2}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 CACHES["default"]["KEY_PREFIX"] = os.environ.get("DJANGO_CACHE_KEY_PREFIX", "")
@@ -196,7 +177,8 @@ CACHES["default"]["KEY_PREFIX"] = os.environ.get("DJANGO_CACHE_KEY_PREFIX", "")
 # Sessions live in the database; with a shared cache (Redis) they are read from it
 # (written through to the database), which saves a query on every page. Not with the
 # per-process local memory cache: a logout in one worker would not reach the others.
-SESSION_ENGINE = "django.contrib.sessions.backends.cached_db" if REDIS_URL else "django.contrib.sessions.backends.db"
+# Django's backends, a cookie that cannot be a session key being no session (common/sessions/).
+SESSION_ENGINE = "common.sessions.cached_db" if REDIS_URL else "common.sessions.db"
 # Saved only when changed (Django's default, stated here): a page view writes nothing.
 SESSION_SAVE_EVERY_REQUEST = False
 
@@ -213,7 +195,7 @@ AXES_FAILURE_LIMIT = int(os.environ.get("DJANGO_LOGIN_LOCKOUT_FAILURES", "5"))
 AXES_COOLOFF_TIME = timedelta(seconds=int(os.environ.get("DJANGO_LOGIN_LOCKOUT_COOLOFF", "900")))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 # Counted in the database: shared by every worker and server, with or without REDIS_URL.
-AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+AXES_HANDLER = "quizzes.accounts.lockout.LockoutDatabaseHandler"
 # The address the API throttles see (common.throttle.client_ip: X-Forwarded-For behind
 # REST_FRAMEWORK["NUM_PROXIES"] proxies), if it is an IP address.
 AXES_CLIENT_IP_CALLABLE = "quizzes.accounts.lockout.client_address"

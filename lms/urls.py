@@ -3,6 +3,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from common.metrics import metrics_view
 from quizzes.accounts import time_zones
 from quizzes.web.favicon import favicon
 from quizzes.web.offline import service_worker
@@ -15,6 +16,10 @@ urlpatterns = [
     # At the root, so that its scope covers the pages of every language.
     path("sw.js", service_worker, name="service_worker"),
     path("favicon.ico", favicon, name="favicon"),
+    # /healthz and /readyz, for probes: without a language prefix (common/health.py).
+    path("", include("common.health")),
+    # Prometheus' scrape, for the allowed addresses only (common/metrics.py).
+    path("metrics", metrics_view, name="metrics"),
 ]
 
 # Every page carries its language in the URL: /en/, /ur/, /sn/, /id/.

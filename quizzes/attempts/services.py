@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from common.dates import local_datetime
-from quizzes.attempts import rules, start_statements, statements
+from quizzes.attempts import metrics, rules, start_statements, statements
 from quizzes.attempts.layout import DrawSettings, layout_draw
 from quizzes.attempts.selectors import (
     attempts_missed_questions,
@@ -55,6 +55,7 @@ class AttemptError(Exception):
 
     def __init__(self, message, *, code: str, status: int, answer: Answer | None = None):
         super().__init__(str(message))
+        metrics.REFUSALS.labels(code).inc()  # made only to be raised: each one is a refusal
         self.message = message
         self.code = code
         self.status = status
@@ -143,6 +144,7 @@ def _attempt_create(user, quiz: Quiz, slots, *, number: int, **values) -> tuple[
         return current, False
     start_statements.layout_insert(attempt_id=attempt.pk, slots=slots)
     outbox.attempt_started(attempt)
+    metrics.ATTEMPTS_STARTED.labels("true" if values["is_practice"] else "false").inc()
     attempt.quiz = quiz
     attempt.drawn_layout = slots
     return attempt, True
@@ -254,6 +256,7 @@ def _answer_record(*, user, attempt_id, question_id, choice_id, language, positi
     answer.attempt = attempt
     answer.content_question = shown_question(answer)
     answer.review = student_attempt_review(user=user, attempt=attempt, now=now)
+    metrics.ANSWERS_RECORDED.inc()
     return answer, True
 
 
@@ -326,4 +329,5 @@ def _finish(attempt_id: int, *, overdue_at=None) -> Attempt | None:
         locked.finished_at = timezone.now()
         locked.save(update_fields=["score", "state", "finished_at"])
         outbox.attempt_finished(locked)
+        metrics.ATTEMPTS_FINISHED.inc()
     return locked

@@ -7,6 +7,7 @@ static files, the body limit, the proxy headers (the client address the login lo
 HTTPS), the reports read from the replica, the cache in Redis, and a graceful reload.
 """
 
+import re
 import secrets
 import signal
 import threading
@@ -155,6 +156,19 @@ def test_the_app_trusts_the_forwarded_proto_nginx_sets_and_no_other(deployed):
     assert forged.status_code == 200 and "Strict-Transport-Security" not in forged.headers
 
 
+def test_each_request_has_nginxs_id_in_the_response_and_gunicorns_access_log(deployed):
+    offset = deployed.log_size()
+    response = requests.get(
+        deployed.page("/en/accounts/login/"), headers={"X-Request-ID": "a-client-s-own"}, timeout=HTTP_TIMEOUT
+    )
+    request_id = response.headers["X-Request-ID"]
+    assert response.status_code == 200 and re.fullmatch(r"[0-9a-f]{32}", request_id)  # nginx's $request_id
+    assert any(
+        '"GET /en/accounts/login/ HTTP/1.' in line and line.endswith(f" {request_id}")
+        for line in deployed.log_since(offset).splitlines()
+    ), deployed.log_since(offset)
+
+
 def test_a_graceful_reload_fails_no_request(deployed):
     """Reads and answers (POSTs, which nginx never sends twice) while every worker is replaced."""
     ((_name, token),) = deployed.students(1)
@@ -197,3 +211,10 @@ def test_a_graceful_reload_fails_no_request(deployed):
     assert not set(deployed.worker_pids()) & old_workers
     assert statuses and set(statuses) == {200, 201}, {status for status in statuses if status not in {200, 201}}
     assert statuses.count(201) == 1
+
+
+def test_readyz_asks_pgbouncer_redis_and_the_replica_and_nginx_passes_it_by_address(deployed):
+    response = requests.get(deployed.page("/readyz"), headers={"Host": "10.0.0.7"}, timeout=HTTP_TIMEOUT)
+    assert response.status_code == 200, response.text
+    checks = response.json()["checks"]
+    assert {name: part["ok"] for name, part in checks.items()} == {"database": True, "cache": True, "replica": True}
