@@ -14,6 +14,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
 from lms.databases import databases
+from lms.error_reports import error_reports_init
 from lms.logs import logging_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -52,6 +53,7 @@ if not SECRET_KEY:
 
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]" if DEBUG else "")
 LOGGING = logging_config(os.environ)  # stderr, one line per record, DJANGO_LOG_LEVEL (lms/logs.py)
+error_reports_init(os.environ)  # to Sentry when SENTRY_DSN is set, nothing personal (lms/error_reports.py)
 # /metrics (common/metrics.py): the request figures on unless "0"; who may read them, by client address.
 METRICS_ENABLED = os.environ.get("LMS_METRICS", "1") != "0"
 METRICS_ALLOWED_NETWORKS = env_list("LMS_METRICS_ALLOWED_NETWORKS", "127.0.0.0/8,::1/128")
