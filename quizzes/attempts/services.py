@@ -9,6 +9,8 @@ student and quiz, one answer per question and attempt) hold even where the
 lock does nothing (SQLite); a racer that loses gets the winner's row.
 """
 
+from functools import wraps
+
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -55,13 +57,28 @@ class AttemptError(Exception):
 
     def __init__(self, message, *, code: str, status: int, answer: Answer | None = None):
         super().__init__(str(message))
-        metrics.REFUSALS.labels(code).inc()  # made only to be raised: each one is a refusal
         self.message = message
         self.code = code
         self.status = status
         self.answer = answer
 
 
+def _refusals_counted(service):
+    """Count each refusal of ``service`` by its code (the operator's figure): at the service's
+    edge, so that a page that only asks whether a start would be refused counts nothing."""
+
+    @wraps(service)
+    def counted(*args, **kwargs):
+        try:
+            return service(*args, **kwargs)
+        except AttemptError as error:
+            metrics.REFUSALS.labels(error.code).inc()
+            raise
+
+    return counted
+
+
+@_refusals_counted
 def attempt_start(*, user, quiz: Quiz) -> tuple[Attempt, bool]:
     """Start an attempt, or resume the one in progress.
 
@@ -150,6 +167,7 @@ def _attempt_create(user, quiz: Quiz, slots, *, number: int, **values) -> tuple[
     return attempt, True
 
 
+@_refusals_counted
 def practice_start(*, user, attempt_id: int) -> tuple[Attempt, bool]:
     """Start a practice of the questions ``user``'s finished attempt missed (wrong or not
     answered), each as its current version (archived ones left out), shuffled as the quiz
@@ -181,6 +199,7 @@ def practice_start(*, user, attempt_id: int) -> tuple[Attempt, bool]:
         return _attempt_create(user, quiz, slots, number=number, is_practice=True, started_at=now, deadline=None)
 
 
+@_refusals_counted
 def attempt_answer_submit(
     *, user, attempt_id: int, question_id: int, choice_id: int, language: str, position: int | None = None
 ) -> tuple[Answer, bool]:

@@ -193,3 +193,15 @@ def test_the_counters_of_two_gunicorn_workers_are_added_up(tmp_path):
         assert sample(text, "lms_http_requests_total", route="api:answer-create", method="POST", status="201") == 1
     finally:
         stop(server, signal.SIGTERM)
+
+
+def test_a_page_that_says_a_quiz_is_closed_counts_no_refusal(student, gc_quiz, student_client):
+    gc_quiz.closes_at = timezone.now() - timezone.timedelta(days=1)
+    gc_quiz.save(update_fields=["closes_at"])
+    before = value("lms_refusals_total", code="quiz_closed")
+
+    assert student_client.get(f"/en/quizzes/{gc_quiz.slug}/").status_code == 200
+    assert value("lms_refusals_total", code="quiz_closed") == before
+    with pytest.raises(AttemptError):
+        attempt_start(user=student, quiz=gc_quiz)
+    assert value("lms_refusals_total", code="quiz_closed") == before + 1
