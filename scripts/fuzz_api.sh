@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Fuzz the REST API with schemathesis: a real student token against a live
 # gunicorn server (production settings, a throwaway SQLite database unless
-# FUZZ_DATABASE_URL is given). Bounded in time; exits non-zero on any failure.
+# FUZZ_DATABASE_URL is given), once per seed of FUZZ_SEEDS, while a class answers through
+# the same server (scripts/fuzz_answerer.py). Bounded in time (FUZZ_MAX_TIME seconds per
+# seed); exits non-zero on any failure, any 5xx of either client or any logged traceback.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PY="${PY:-.venv/bin/python}"
 PORT="${FUZZ_PORT:-8799}"
-MAX_TIME="${FUZZ_MAX_TIME:-120}"
+MAX_TIME="${FUZZ_MAX_TIME:-60}"
+SEEDS="${FUZZ_SEEDS:-1 2 3}"
 WORK="$(mktemp -d)"
 trap 'kill "$(cat "$WORK/gunicorn.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf "$WORK"' EXIT
 
@@ -45,17 +48,21 @@ fi
 "$PY" manage.py migrate --noinput -v0
 "$PY" manage.py loaddata -v0 fixtures/*.json
 "$PY" manage.py collectstatic --noinput -v0
-TOKEN="$("$PY" manage.py shell -v0 -c '
+# The fuzzer's student first, then the answering class: one token per line.
+"$PY" manage.py shell -v0 -c '
 from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
 from quizzes.models import Course
 from quizzes.enrollment.services import enrollment_create
-user, _ = get_user_model().objects.get_or_create(username="fuzz-student")
-user.set_password("fuzz-student-password"); user.save()
-for course in Course.objects.all():
-    enrollment_create(user=user, course=course)
-print(Token.objects.get_or_create(user=user)[0].key)
-')"
+for username in ["fuzz-student", *[f"fuzz-class-{n}" for n in range(4)]]:
+    user, _ = get_user_model().objects.get_or_create(username=username)
+    user.set_password(username + "-password"); user.save()
+    for course in Course.objects.all():
+        enrollment_create(user=user, course=course)
+    print(Token.objects.get_or_create(user=user)[0].key)
+' > "$WORK/tokens"
+TOKEN="$(head -n 1 "$WORK/tokens")"
+tail -n +2 "$WORK/tokens" > "$WORK/class-tokens"
 
 # --limit-request-line 0: the fuzzer tests the application against its schema. With
 # gunicorn's default (4094 bytes) a generated query string of repeated ?page= values
@@ -77,14 +84,29 @@ done
 # converter's recursion depth in interpreter-wide state: a spurious "SystemError: AST
 # constructor recursion depth mismatch" in threaded programs (CPython gh-106905), a failure
 # of the tool, not of the API (seen once in CI, in the coverage phase).
+"$PY" scripts/fuzz_answerer.py "http://127.0.0.1:$PORT" "$WORK/class-tokens" "$WORK/stop" > "$WORK/answerer.log" 2>&1 &
+ANSWERER=$!
+
+# The examples and coverage phases do not depend on the seed: they run with the first one only.
 status=0
-"$PY" -m schemathesis.cli run "http://127.0.0.1:$PORT/api/v1/schema/" \
-  --header "Authorization: Token $TOKEN" \
-  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,ignored_auth,negative_data_rejection,unsupported_method \
-  --max-time "$MAX_TIME" \
-  --request-timeout 10 \
-  --workers 1 \
-  --no-color || status=$?
+phases="examples,coverage,fuzzing,stateful"
+for seed in $SEEDS; do
+  echo "== schemathesis, seed $seed ($phases)"
+  "$PY" -m schemathesis.cli run "http://127.0.0.1:$PORT/api/v1/schema/" \
+    --header "Authorization: Token $TOKEN" \
+    --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,ignored_auth,negative_data_rejection,unsupported_method \
+    --phases "$phases" \
+    --seed "$seed" \
+    --max-time "$MAX_TIME" \
+    --request-timeout 10 \
+    --workers 1 \
+    --no-color || status=$?
+  phases="fuzzing,stateful"
+done
+
+touch "$WORK/stop"
+wait "$ANSWERER" || status=1
+cat "$WORK/answerer.log"
 
 if grep -q "Traceback" "$WORK/gunicorn.log"; then
   echo "gunicorn logged a traceback:"; cat "$WORK/gunicorn.log"; status=1
