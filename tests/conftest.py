@@ -1,21 +1,21 @@
 """Shared fixtures: the seed content, and a student and an editor."""
 
-import copy
 import json
 from pathlib import Path
 
 import pytest
+from django.apps import apps
 from django.core.management import call_command
 from django.core.management.color import no_style
 from django.db import connection, models, transaction
 from django.db.models.base import ModelState
-from django.db.models.signals import post_save
 from django.template.backends import jinja2 as jinja2_backend
 from django.test.signals import template_rendered
 from django.utils import translation
 
 from quizzes.accounts.roles import CONTENT_EDITORS, TEACHERS, staff_groups_ensure
-from quizzes.models import Choice, Course, Question, Quiz
+from quizzes.content import cache as content_cache
+from quizzes.models import Choice, Course, Question, QuestionVersion, Quiz, QuizContentVersion, new_token
 from tests.factories import EnrollmentFactory, UserFactory
 
 # xdist_group marks honoured with pytest 9.2 (see there, and "Running in parallel" below).
@@ -62,61 +62,61 @@ def load_fixtures() -> None:
     call_command("loaddata", *(str(path) for path in FIXTURE_FILES), verbosity=0)
 
 
-# The saves loaddata made the first time in this process, in its order: (model, column values).
-_fixture_saves: list[tuple[type[models.Model], dict]] = []
+# The rows the first loaddata of this process wrote, every table's (the content, and the versions
+# and cache versions its signals wrote): (model, column values of each new row).
+_fixture_rows: list[tuple[type[models.Model], list[dict]]] = []
 CONTENT_MODELS = (Course, Quiz, Question, Choice)
+# Columns that must never come back with a value used before (quizzes/content/cache.py,
+# layout_cache.py): a fresh random number at each replay.
+FRESH_TOKENS = {QuestionVersion: "token", QuizContentVersion: "version"}
 
 
 def content_load() -> None:
-    """Every fixture loaded, as ``load_fixtures()`` does, in a tenth of the time (the
-    ``content`` fixture of a thousand tests).
+    """Every fixture loaded, as ``load_fixtures()`` does, in a few statements (the ``content``
+    fixture of a thousand tests).
 
-    The first time in this process it is loaddata, whose saves are recorded. After that, into
-    a database without content (each test's: rolled back or flushed after the test), the same
-    saves again: the same rows, primary keys included, saved as loaddata saves them
-    (``Model.save_base(raw=True)``, so the same signals reach the content cache), and the same
-    sequence reset. What is left out is loaddata's lookup of every object and parent by natural
-    key, which finds nothing in an empty database. With content there already, loaddata.
+    The first time in this process it is loaddata, and the rows it wrote, in every table, are
+    recorded. After that, into a database without content (each test's: rolled back or
+    flushed after the test), the same rows are inserted again as they were, primary keys
+    included, one ``bulk_create`` a table (no signals: what the signals wrote the first time is
+    among the rows), with new random version tokens, and the sequences reset. With content
+    there already, loaddata.
     """
     if any(model._base_manager.exists() for model in CONTENT_MODELS):
         load_fixtures()
-    elif _fixture_saves:
-        _fixture_saves_repeated()
+    elif _fixture_rows:
+        _fixture_rows_inserted()
     else:
-        saves = []
-
-        def record(sender, instance, raw, **kwargs):
-            if raw:
-                values = {field.attname: instance.__dict__[field.attname] for field in sender._meta.concrete_fields}
-                saves.append((sender, copy.deepcopy(values)))
-
-        post_save.connect(record, weak=False, dispatch_uid="tests_fixture_saves")
-        try:
-            load_fixtures()
-        finally:
-            post_save.disconnect(dispatch_uid="tests_fixture_saves")
-        if {model for model, _values in saves} == set(CONTENT_MODELS):
-            _fixture_saves.extend(saves)
+        tables = [model for model in apps.get_models(include_auto_created=True) if not model._meta.proxy]
+        before = {model: set(model._base_manager.values_list("pk", flat=True)) for model in tables}
+        load_fixtures()
+        for model in tables:
+            fields = [field.attname for field in model._meta.concrete_fields]
+            rows = model._base_manager.values(*fields)
+            rows = [row for row in rows if row[model._meta.pk.attname] not in before[model]]
+            if rows:
+                _fixture_rows.append((model, rows))
 
 
-def _fixture_saves_repeated() -> None:
-    saved: dict[tuple[type, object], models.Model] = {}
+def _fixture_rows_inserted() -> None:
     with transaction.atomic():
-        for model, values in _fixture_saves:
-            instance = model.__new__(model)
-            instance.__dict__.update(copy.deepcopy(values))
-            instance._state = ModelState()
-            # Its parents are the instances saved before it (a choice's question), as when it
-            # is made with them: a signal receiver reads them instead of querying them.
-            for field in model._meta.concrete_fields:
-                parent = saved.get((field.related_model, values[field.attname])) if field.is_relation else None
-                if parent is not None:
-                    instance._state.fields_cache[field.name] = parent
-            models.Model.save_base(instance, raw=True, force_insert=True)
-            saved[(model, instance.pk)] = instance
+        for model, rows in _fixture_rows:
+            fresh = FRESH_TOKENS.get(model)
+            instances = []
+            for values in rows:
+                instance = model.__new__(model)
+                instance.__dict__.update(values)
+                if fresh:
+                    instance.__dict__[fresh] = new_token()
+                instance._state = ModelState()
+                instances.append(instance)
+            model._base_manager.bulk_create(instances)
         with connection.cursor() as cursor:
-            for statement in connection.ops.sequence_reset_sql(no_style(), CONTENT_MODELS):
+            for statement in connection.ops.sequence_reset_sql(no_style(), [model for model, _rows in _fixture_rows]):
                 cursor.execute(statement)
+    # What this process held of the quizzes of an earlier test's content (same ids, other
+    # rows): dropped, as the save receivers drop it (quizzes/content/cache.py).
+    content_cache._held.clear()
 
 
 def fixture_records(model: str) -> list[dict]:
@@ -171,115 +171,10 @@ def teacher(db):
 
 
 # Student web pages and attempts ------------------------------------------------
-#
-# A tiny HTML tree (the standard library's parser; no extra dependency) so that
-# page tests can assert on structure, attributes and text instead of raw markup.
-
-from html.parser import HTMLParser  # noqa: E402
 
 from django.test import Client  # noqa: E402
 
-VOID_ELEMENTS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
-
-
-class HtmlNode:
-    def __init__(self, tag: str, attrs: dict[str, str], parent: "HtmlNode | None" = None):
-        self.tag = tag
-        self.attrs = attrs
-        self.parent = parent
-        self.children: list[HtmlNode | str] = []
-
-    def __getitem__(self, name: str) -> str:
-        return self.attrs[name]
-
-    def get(self, name: str, default=None):
-        return self.attrs.get(name, default)
-
-    @property
-    def classes(self) -> set[str]:
-        return set((self.attrs.get("class") or "").split())
-
-    @property
-    def text(self) -> str:
-        """All text inside, whitespace collapsed."""
-        parts = []
-        for child in self.children:
-            parts.append(child if isinstance(child, str) else f" {child.text} ")
-        return " ".join("".join(parts).split())
-
-    def iter(self):
-        for child in self.children:
-            if isinstance(child, HtmlNode):
-                yield child
-                yield from child.iter()
-
-    def ancestors(self):
-        node = self.parent
-        while node is not None:
-            yield node
-            node = node.parent
-
-    def _matches(self, tag, class_, attrs) -> bool:
-        if tag is not None and self.tag != tag:
-            return False
-        if class_ is not None and not set(class_.split()) <= self.classes:
-            return False
-        for name, value in attrs.items():
-            name = name.rstrip("_").replace("_", "-")
-            if value is True:
-                if name not in self.attrs:
-                    return False
-            elif self.attrs.get(name) != value:
-                return False
-        return True
-
-    def find_all(self, tag=None, class_=None, **attrs) -> list["HtmlNode"]:
-        return [node for node in self.iter() if node._matches(tag, class_, attrs)]
-
-    def find(self, tag=None, class_=None, **attrs) -> "HtmlNode | None":
-        return next(iter(self.find_all(tag, class_, **attrs)), None)
-
-    def one(self, tag=None, class_=None, **attrs) -> "HtmlNode":
-        found = self.find_all(tag, class_, **attrs)
-        assert len(found) == 1, f"expected one <{tag} {class_ or ''} {attrs}>, found {len(found)}"
-        return found[0]
-
-    def __repr__(self):
-        return f"<{self.tag} {self.attrs}>"
-
-
-class _TreeBuilder(HTMLParser):
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.root = HtmlNode("#document", {})
-        self.current = self.root
-
-    def handle_starttag(self, tag, attrs):
-        node = HtmlNode(tag, {name: value if value is not None else "" for name, value in attrs}, self.current)
-        self.current.children.append(node)
-        if tag not in VOID_ELEMENTS:
-            self.current = node
-
-    def handle_startendtag(self, tag, attrs):
-        node = HtmlNode(tag, {name: value if value is not None else "" for name, value in attrs}, self.current)
-        self.current.children.append(node)
-
-    def handle_endtag(self, tag):
-        node = self.current
-        while node is not self.root and node.tag != tag:
-            node = node.parent
-        if node is not self.root:
-            self.current = node.parent
-
-    def handle_data(self, data):
-        self.current.children.append(data)
-
-
-def html_tree(content: bytes | str) -> HtmlNode:
-    builder = _TreeBuilder()
-    builder.feed(content.decode() if isinstance(content, bytes) else content)
-    builder.close()
-    return builder.root
+from tests.html import HtmlNode, html_tree  # noqa: E402
 
 
 @pytest.fixture
