@@ -31,10 +31,8 @@ plain function ``obj -> dict``, from what each field declares:
 - a serializer (or list serializer) class that overrides ``to_representation`` is
   rendered by that method on the kept instance: its fields are not built anew either.
 
-The function is generated as Python source, one statement per field: a loop over the
-fields cost an answer's feedback a microsecond more, a tenth of it; generated, it is
-rendered within a few percent of the dict that was written by hand for it before
-(``benchmarks/render.py``). What it gives is a plain dict (a list for
+The function is a loop over the fields' reading and representation, decided once per
+class: no code is generated. What it gives is a plain dict (a list for
 ``many``) equal to ``SerializerClass(obj).data``: tests/api/test_rendering.py checks it
 for every API serializer. The OpenAPI schema is generated from the same serializer
 classes: each representation is declared once.
@@ -46,11 +44,9 @@ thread: DRF's fields do not change when they represent a value, nor may a serial
 class (and language, and set of given fields); nothing compiled changes afterwards.
 """
 
-import linecache
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from functools import partial
-from keyword import iskeyword
 from operator import attrgetter
 from types import BuiltinFunctionType, FunctionType, MethodType
 
@@ -304,65 +300,50 @@ def _same_type(field, representation) -> type | None:
     return None
 
 
+_GIVEN = object()  # ... a field whose representation the caller gives
+
+
 def _generate(serializer, fields, given: frozenset) -> Callable:
-    """``render(obj, given)``: one statement per field, the ``given`` ones taken from ``given``."""
-    name = type(serializer).__name__
-    namespace = {
-        "_is_mapping": _is_mapping,
-        "_drf": serializer.to_representation,
-        "ObjectDoesNotExist": ObjectDoesNotExist,
-        "_CALLED": _CALLED,
-        "_SLOW": _SLOW,
-        "_SKIP": _SKIP,
-        "_NOTHING_GIVEN": _NOTHING_GIVEN,
-    }
-    lines = [
-        "def render(obj, given=_NOTHING_GIVEN):",
-        "    if _is_mapping(type(obj)):",
-        "        return {**_drf(obj), **given}",
-        "    data = {}",
-    ]
-    for index, (field_name, read, slow, convert, same) in enumerate(fields):
-        key = repr(field_name)
-        if field_name in given:
-            lines.append(f"    data[{key}] = given[{key}]")
-            continue
-        namespace.update({f"slow{index}": slow, f"convert{index}": convert, f"same{index}": same})
-        if read is _ITSELF:
-            lines.append("    v = obj")
-        elif read is _DRF:
-            lines.append(f"    v = slow{index}(obj)")
-        else:
-            attribute = f"obj.{read}" if read.isidentifier() and not iskeyword(read) else f"getattr(obj, {read!r})"
-            lines += [
-                "    try:",
-                f"        v = {attribute}",
-                "    except ObjectDoesNotExist:",
-                "        v = None",
-                "    except (AttributeError, KeyError):",
-                "        v = _SLOW",
-                "    else:",
-                "        if callable(v) and isinstance(v, _CALLED):",
-                "            v = _SLOW",
-                "    if v is _SLOW:",
-                f"        v = slow{index}(obj)",
-            ]
-        if convert is None:
-            value = "v"
-        elif same is not None:
-            value = f"v if v is None or type(v) is same{index} else convert{index}(v)"
-        else:
-            value = f"None if v is None else convert{index}(v)"
-        if read is _ITSELF:
-            lines.append(f"    data[{key}] = {value}")
-        else:
-            lines += ["    if v is not _SKIP:", f"        data[{key}] = {value}"]
-    lines.append("    return data")
-    source = "\n".join(lines) + "\n"
-    filename = f"<common.serializer_render {name}{' given ' + ','.join(sorted(given)) if given else ''}>"
-    exec(compile(source, filename, "exec"), namespace)
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)  # for tracebacks
-    return namespace["render"]
+    """``render(obj, given)``: each field in its order, the ``given`` ones taken from ``given``."""
+    represent_mapping = serializer.to_representation
+    steps = tuple(
+        (field_name, _GIVEN, None, None, None) if field_name in given else (field_name, read, slow, convert, same)
+        for field_name, read, slow, convert, same in fields
+    )
+
+    def render(obj, given=_NOTHING_GIVEN):
+        if _is_mapping(type(obj)):
+            return {**represent_mapping(obj), **given}
+        data = {}
+        for field_name, read, slow, convert, same in steps:
+            if read is _GIVEN:
+                data[field_name] = given[field_name]
+                continue
+            if read is _ITSELF:
+                value = obj
+            elif read is _DRF:
+                value = slow(obj)
+            else:
+                try:
+                    value = getattr(obj, read)
+                except ObjectDoesNotExist:
+                    value = None
+                except (AttributeError, KeyError):
+                    value = _SLOW
+                else:
+                    if callable(value) and isinstance(value, _CALLED):
+                        value = _SLOW
+                if value is _SLOW:
+                    value = slow(obj)
+                if value is _SKIP:
+                    continue
+            if value is None or convert is None or (same is not None and type(value) is same):
+                data[field_name] = value
+            else:
+                data[field_name] = convert(value)
+        return data
+
+    return render
 
 
 _mapping_types: dict[type, bool] = {}
