@@ -6,9 +6,9 @@ from pathlib import Path
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 PRODUCTION = ("lms", "common", "quizzes")
-MAX_LINES = 400
-# models.py holds every model of the app (its constraints are the invariants), as DESIGN.md lays out.
-LONGER = {"quizzes.models": 930}
+MAX_LINES = 450
+# Modules allowed to be longer, and how long (none today).
+LONGER: dict[str, int] = {}
 
 # What each part of the code may import from the project: nothing upward, no cycles.
 ALLOWED = {
@@ -136,3 +136,94 @@ def test_one_spelling_of_enrollment():
         if "enrolment" in line.lower() or "enrol_" in line.lower() or "/enrol/" in line.lower()
     ]
     assert british == []
+
+
+def _module_imports(path: Path, module: str, modules: set[str]):
+    """The production modules ``module`` imports, at its top or inside a function (an import
+    inside a function still closes a circle: it only hides it until the call), apps'
+    ``ready()`` aside (Django calls it once every module is loaded)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    ready = set()
+    if module.endswith(".apps"):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and node.name == "ready":
+                ready.update(id(inner) for inner in ast.walk(node))
+
+    def known(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for node in ast.walk(tree):
+        if id(node) in ready:
+            continue
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package
+                for _level in range(node.level - 1):
+                    anchor = anchor.rpartition(".")[0]
+                base = f"{anchor}.{base}" if base else anchor
+            for alias in node.names:
+                target = known(f"{base}.{alias.name}") if f"{base}.{alias.name}" in modules else known(base)
+                if target and target != module:
+                    yield target
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                target = known(alias.name)
+                if target and target != module:
+                    yield target
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index, low, stack, on_stack, circles = {}, {}, [], set(), []
+
+    def visit(module):
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for imported in sorted(graph.get(module, ())):
+            if imported not in index:
+                visit(imported)
+                low[module] = min(low[module], low[imported])
+            elif imported in on_stack:
+                low[module] = min(low[module], index[imported])
+        if low[module] == index[module]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == module:
+                    break
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return circles
+
+
+def _production_modules() -> dict[str, Path]:
+    return {module.removesuffix(".__init__"): path for path, module in _modules()}
+
+
+def test_no_import_circle_among_production_modules():
+    modules = _production_modules()
+    graph = {module: set(_module_imports(path, module, set(modules))) for module, path in modules.items()}
+    assert _circles(graph) == []
+
+
+def test_the_circle_test_sees_an_import_inside_a_function(tmp_path):
+    first, second = tmp_path / "first.py", tmp_path / "second.py"
+    first.write_text("from pkg.second import b\n")
+    second.write_text("def b():\n    from pkg.first import a\n")
+    modules = {"pkg.first", "pkg.second"}
+    graph = {
+        "pkg.first": set(_module_imports(first, "pkg.first", modules)),
+        "pkg.second": set(_module_imports(second, "pkg.second", modules)),
+    }
+    assert _circles(graph) == [["pkg.first", "pkg.second"]]

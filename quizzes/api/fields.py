@@ -6,7 +6,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from quizzes.content.languages import language_reader, localized, machine_reader, text_reader
+from quizzes.content.shown import language_reader, localized, machine_reader, text_reader
 
 MAX_ID = 2**63 - 1
 LANGUAGE_CODES = [code for code, _name in settings.LANGUAGES]

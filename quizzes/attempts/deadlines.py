@@ -56,8 +56,11 @@ def attempt_deadlines_recompute(
     with transaction.atomic():
         quizzes = Quiz.objects.select_for_update().filter(pk__in=quiz_ids).order_by("pk")
         quizzes = {quiz.pk: quiz for quiz in quizzes.only("id", *rules.OVERRIDDEN)}
-        attempts = Attempt.objects.select_for_update().filter(
-            quiz_id__in=list(quizzes), state=Attempt.State.IN_PROGRESS, is_practice=False
+        # A practice keeps no deadline: only the attempts that count have one.
+        attempts = (
+            Attempt.objects.select_for_update()
+            .graded()
+            .filter(quiz_id__in=list(quizzes), state=Attempt.State.IN_PROGRESS)
         )
         if user_ids is not None:
             attempts = attempts.filter(user_id__in=list(user_ids))

@@ -100,6 +100,12 @@ class CourseProgress(NamedTuple):
 # One attempt ------------------------------------------------------------------------------
 
 
+def scored_answers_q(prefix: str = "") -> Q:
+    """The answers an attempt's score counts, one point each: the right ones (``prefix``: the
+    lookup path to the answer). At the finish and at a regrade alike."""
+    return Q(**{f"{prefix}is_correct": True})
+
+
 def percent(score: int | None, max_score: int) -> int | None:
     """Whole percent, rounded down; 0 for an attempt at no question; None without a score."""
     if score is None:

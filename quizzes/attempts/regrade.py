@@ -334,7 +334,7 @@ def _move_waiting(question: Question, chosen, current: QuestionVersion) -> int:
 def _rescore(affected: set[int]) -> list[dict]:
     """Recompute the score of each finished attempt in ``affected``; their rows before and after."""
     correct_counts = dict(
-        Answer.objects.filter(attempt_id__in=affected, is_correct=True)
+        Answer.objects.filter(grading.scored_answers_q(), attempt_id__in=affected)
         .order_by()
         .values("attempt_id")
         .annotate(count=Count("pk"))

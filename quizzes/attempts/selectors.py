@@ -64,7 +64,7 @@ def _with_progress(courses: list[Course], quiz_rows) -> list[Course]:
 def _set_progress(quiz: Quiz, attempts) -> None:
     """The quiz's ``attempts_used``, ``best_percent``, ``passed`` and ``in_progress_id`` from
     the user's attempts at it that count (``grading.quiz_progress``; a practice does not)."""
-    counted = [attempt for attempt in attempts if not attempt.is_practice]
+    counted = [attempt for attempt in attempts if attempt.counts_for_grade]
     quiz.attempts_used, quiz.best_percent, quiz.passed, quiz.in_progress_id = grading.quiz_progress(counted)
 
 

@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from common.dates import local_datetime
-from quizzes.attempts import metrics, rules, start_statements, statements
+from quizzes.attempts import grading, metrics, rules, start_statements, statements
 from quizzes.attempts.layout import DrawSettings, layout_draw
 from quizzes.attempts.selectors import (
     attempts_missed_questions,
@@ -24,6 +24,7 @@ from quizzes.attempts.selectors import (
     student_answer_get,
     student_attempt_review,
 )
+from quizzes.managers import GRADED_IS_PRACTICE
 from quizzes.models import Answer, Attempt, AttemptQuestion, Question, Quiz
 from quizzes.outbox import services as outbox
 
@@ -97,7 +98,7 @@ def attempt_start(*, user, quiz: Quiz) -> tuple[Attempt, bool]:
         # (quizzes/attempts/statements.py): a class arrives at once.
         reads = start_statements.start_reads(user_id=user.pk, course_id=quiz.course_id, quiz_id=quiz.pk)
         _enrolled_check(quiz, reads)
-        graded = [attempt for attempt in reads.attempts if not attempt.is_practice]
+        graded = [attempt for attempt in reads.attempts if attempt.counts_for_grade]
         current = next((attempt for attempt in graded if attempt.state == Attempt.State.IN_PROGRESS), None)
         if current is not None and not rules.is_overdue(current, now):
             return current, False
@@ -111,7 +112,13 @@ def attempt_start(*, user, quiz: Quiz) -> tuple[Attempt, bool]:
             # The layout is drawn and stored once: every page, the API and the answer check read it.
             slots = layout_draw(reads.questions, DrawSettings.of(quiz, reads.pool_draws))
             return _attempt_create(
-                user, quiz, slots, number=used + 1, is_practice=False, started_at=now, deadline=quiz_rules.deadline(now)
+                user,
+                quiz,
+                slots,
+                number=used + 1,
+                is_practice=GRADED_IS_PRACTICE,
+                started_at=now,
+                deadline=quiz_rules.deadline(now),
             )
     # Raised after the commit: an overdue attempt finished above stays finished (its deadline is
     # often the close date that refuses this start).
@@ -186,7 +193,7 @@ def practice_start(*, user, attempt_id: int) -> tuple[Attempt, bool]:
         closes_at = rules.quiz_rules(reads.settings or quiz, reads.overrides).closes_at
         if not rules.attempt_review(quiz=quiz, attempt=source, closes_at=lambda: closes_at, now=now).correctness:
             raise AttemptError(PRACTICE_NOT_YET, code="review_not_available", status=409)
-        practices = [attempt for attempt in reads.attempts if attempt.is_practice]
+        practices = [attempt for attempt in reads.attempts if not attempt.counts_for_grade]
         current = next((attempt for attempt in practices if attempt.state == Attempt.State.IN_PROGRESS), None)
         if current is not None:
             return current, False
@@ -343,7 +350,7 @@ def _finish(attempt_id: int, *, overdue_at=None) -> Attempt | None:
             return locked
         if overdue_at is not None and not rules.is_overdue(locked, overdue_at):
             return None
-        locked.score = locked.answers.filter(is_correct=True).count()
+        locked.score = locked.answers.filter(grading.scored_answers_q()).count()
         locked.state = Attempt.State.FINISHED
         locked.finished_at = timezone.now()
         locked.save(update_fields=["score", "state", "finished_at"])

@@ -29,6 +29,7 @@ from common.sql import (
 from quizzes.attempts.grading import AttemptScore
 from quizzes.attempts.rules import deadline_cutoff
 from quizzes.content.cache import QUIZ_TEXT_FIELDS, translated_columns
+from quizzes.managers import GRADED_IS_PRACTICE
 from quizzes.models import (
     Answer,
     Attempt,
@@ -69,7 +70,7 @@ SLOT_NAMES = ("id", "position", "question_id", "version_id", "choice_order")
 @cache
 def _quiz_text_names() -> tuple[str, ...]:
     # What an attempt's pages show of its quiz besides the layout: its titles and descriptions,
-    # and their records, which say whether a translation is a machine's (languages.shown_column).
+    # and their records, which say whether a translation is a machine's (shown.shown_column).
     texts = tuple(name for field in QUIZ_TEXT_FIELDS for name in translated_columns(Quiz, field))
     return ("id", "slug", "course_id", *REVIEW_NAMES, *texts, "translation_sources")
 
@@ -342,7 +343,7 @@ def courses_of_student(
     course_width, quiz_width = len(COURSE_NAMES), len(QUIZ_NAMES)
     enrolled, joinable, quizzes = [], [], []
     seen: set[int] = set()
-    for row in fetchall(_dashboard_sql(using), [user_id, True, user_id, False, True], using=using):
+    for row in fetchall(_dashboard_sql(using), [user_id, True, user_id, GRADED_IS_PRACTICE, True], using=using):
         course_row, enrollment_id, rest = row[:course_width], row[course_width], row[course_width + 1 :]
         if course_row[0] not in seen:
             seen.add(course_row[0])

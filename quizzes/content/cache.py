@@ -9,7 +9,7 @@ layout holds instead, which never change: ``quizzes.content.layout_cache``.)
 
 What is cached: one language-independent snapshot per quiz, with every
 translated column (``text_en``, ``text_ur``... as on the models, so that
-``quizzes.content.languages.localized`` reads it as it reads a model instance), its
+``quizzes.content.shown.localized`` reads it as it reads a model instance), its
 questions that are not archived, in order, each as its current version shows it
 (``version_question``: its offered choices and which one is correct), and its pool
 draws (the views decide what to show; nothing here reaches a page by itself).
@@ -47,7 +47,7 @@ from django.db.models import OuterRef, Subquery
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
-from quizzes.content.languages import shown_columns
+from quizzes.content.shown import shown_columns
 from quizzes.content.versions import question_version_sync
 from quizzes.models import Choice, Course, PoolDraw, Question, QuestionVersion, Quiz, QuizContentVersion
 

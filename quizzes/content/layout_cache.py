@@ -10,7 +10,7 @@ database or after a rolled-back insert never finds other texts.
 from django.core.cache import cache
 
 from quizzes.content.cache import CONTENT_TIMEOUT, PREFIX, QUIZ_TEXT_FIELDS, QuizContent, version_question
-from quizzes.content.languages import shown_columns
+from quizzes.content.shown import shown_columns
 from quizzes.models import QuestionVersion
 
 # The versions this process has read for attempts' layouts, by (id, token). A version a layout

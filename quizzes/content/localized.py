@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from django.utils.translation import get_language_info
 
 from quizzes.content.cache import QuizContent, derived
-from quizzes.content.languages import LocalizedText, localized
+from quizzes.content.languages import LocalizedText
+from quizzes.content.shown import localized
 from quizzes.models import Quiz
 
 

@@ -8,69 +8,24 @@ and the API mark it as a machine translation. Otherwise they read the
 English, marked as English as where a text is not translated. Until someone
 chooses for a language, its machine translations are not shown.
 
-The rule itself is ``quizzes.content.languages.shown_column``. A question's
+The rule itself is ``quizzes.content.shown.shown_column``. A question's
 version holds what it showed (``quizzes.content.versions``): a machine
 translation hidden from its language is not in it, and ``machine_texts``
 lists those it showed. So an attempt goes on showing what it showed, whatever
 the setting later, and changing a setting (``language_setting_update``) makes
 new versions of the questions with machine translations in that language and
 new content versions (``quizzes.content.cache``) for their quizzes.
-
-The settings are read in one query, only when a machine translation is met,
-and held for the rest of the request, never longer: a change reaches every
-worker's next request, and nothing outside a request (a command, a test) ever
-reads an old value.
 """
 
-from asgiref.local import Local
 from django.core.exceptions import ValidationError
-from django.core.signals import request_finished, request_started
 from django.db import transaction
-from django.dispatch import receiver
 from django.utils.translation import gettext as _
 
 from quizzes.content.cache import quiz_content_invalidate
 from quizzes.content.languages import TRANSLATION_LANGUAGES
-from quizzes.content.translation_status import Status, quiz_with_q, recorded_q, translation_record
-from quizzes.models import MACHINE_TRANSLATIONS_DEFAULT, LanguageSetting, MachineTranslations, Quiz
-
-_request = Local()
-
-
-def _settings() -> dict[str, str]:
-    held = getattr(_request, "settings", None)
-    if held is not None:
-        return held
-    read = dict(LanguageSetting.objects.values_list("language", "machine_translations"))
-    if getattr(_request, "open", False):
-        _request.settings = read
-    return read
-
-
-def _forget() -> None:
-    _request.settings = None
-
-
-@receiver(request_started, dispatch_uid="machine_translations_request_started")
-def _request_started(**kwargs):
-    _request.open = True
-    _forget()
-
-
-@receiver(request_finished, dispatch_uid="machine_translations_request_finished")
-def _request_finished(**kwargs):
-    _request.open = False
-    _forget()
-
-
-def machine_made(obj, name: str) -> bool:
-    """Whether the translation column ``name`` of a row is recorded as a machine translation."""
-    return translation_record(obj, name).get("state") == Status.MACHINE
-
-
-def machine_translations_shown(language: str) -> bool:
-    """Whether the students reading ``language`` are shown its machine translations."""
-    return _settings().get(language, MACHINE_TRANSLATIONS_DEFAULT) == MachineTranslations.SHOW
+from quizzes.content.shown import settings_forget
+from quizzes.content.translation_status import Status, quiz_with_q, recorded_q
+from quizzes.models import LanguageSetting, MachineTranslations, Quiz
 
 
 def language_settings() -> list[LanguageSetting]:
@@ -105,8 +60,8 @@ def language_setting_update(*, language: str, machine_translations: str) -> Lang
             return setting
         setting.machine_translations = machine_translations
         setting.save(update_fields=["machine_translations"])
-        _forget()
-        transaction.on_commit(_forget)
+        settings_forget()
+        transaction.on_commit(settings_forget)
         affected = Quiz.objects.filter(quiz_with_q(lambda name: recorded_q(name, language, Status.MACHINE)))
         for quiz_id in affected.order_by("pk").values_list("pk", flat=True):
             quiz_content_invalidate(quiz_id)

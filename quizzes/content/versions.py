@@ -37,7 +37,8 @@ from django.db.models import QuerySet
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
-from quizzes.content.languages import LANGUAGES, SOURCE_LANGUAGE, column, shown_columns
+from quizzes.content.languages import LANGUAGES, SOURCE_LANGUAGE, column
+from quizzes.content.shown import shown_columns
 from quizzes.models import AttemptQuestion, Choice, Question, QuestionVersion, Quiz, new_token
 
 QUESTION_FIELDS = ("text", "explanation")
@@ -46,7 +47,7 @@ QUESTION_FIELDS = ("text", "explanation")
 def question_version_content(question: Question) -> dict:
     """What a version of ``question`` holds, read from its rows now: ``texts``, ``choices``
     (offered ones, by position) and ``correct_choice_id``, each text as learners are shown it
-    (``languages.shown_column``: a machine translation its language hides is left out), and
+    (``shown.shown_column``: a machine translation its language hides is left out), and
     ``machine_texts``, the machine translations it shows."""
     choices = list(Choice.objects.filter(question_id=question.pk, is_archived=False).order_by("position"))
     texts, machine = shown_columns(question, QUESTION_FIELDS)

@@ -50,7 +50,7 @@ def attempt_finished(attempt: Attempt) -> None:
     if xapi_enabled():
         payload = {"score": attempt.score, "max_score": attempt.max_score, "pass_mark": attempt.pass_mark}
         outbox_enqueue(kind=Kind.XAPI_FINISHED, key=str(attempt.pk), subject_id=attempt.pk, payload=payload, now=now)
-    if attempt.is_practice:
+    if not attempt.counts_for_grade:
         return
     targets = LtiGradeTarget.objects.filter(quiz_id=attempt.quiz_id, lti_user__auth_user_id=attempt.user_id)
     for target_id in targets.values_list("pk", flat=True):

@@ -2,7 +2,8 @@ from django import template
 from django.utils.html import format_html
 from django.utils.translation import get_language, get_language_info, gettext
 
-from quizzes.content.languages import LocalizedText, localized
+from quizzes.content.languages import LocalizedText
+from quizzes.content.shown import localized
 
 register = template.Library()
 

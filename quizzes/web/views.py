@@ -82,8 +82,8 @@ def quiz_detail(request, slug):
     if not enrolled:
         return _not_enrolled(request, quiz)
     # A practice counts for nothing: listed apart, and neither the attempt to continue nor one used.
-    practice_attempts = [attempt for attempt in attempts if attempt.is_practice]
-    attempts = [attempt for attempt in attempts if not attempt.is_practice]
+    practice_attempts = [attempt for attempt in attempts if not attempt.counts_for_grade]
+    attempts = [attempt for attempt in attempts if attempt.counts_for_grade]
     in_progress = next((attempt for attempt in attempts if not attempt.is_finished), None)
     if in_progress is not None and (finished := timing.overdue_finish(request, in_progress)):
         return finished

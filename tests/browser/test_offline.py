@@ -12,7 +12,7 @@ import re
 import pytest
 from django.utils.translation import gettext, override
 
-from quizzes.content.languages import localized
+from quizzes.content.shown import localized
 from quizzes.models import Answer
 from tests.browser.conftest import DEFAULT_PASSWORD, expect, login, questions_of
 from tests.browser.test_countdown import CSP_LISTENER

@@ -6,7 +6,7 @@ feedback after answering and the result's review all show that order.
 
 import re
 
-from quizzes.content.languages import localized
+from quizzes.content.shown import localized
 from quizzes.models import Attempt, AttemptQuestion, Choice, Quiz
 from tests.browser.conftest import expect, login
 

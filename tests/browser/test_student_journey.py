@@ -9,8 +9,9 @@ import re
 
 import pytest
 
-from quizzes.content.languages import LocalizedText, localized
+from quizzes.content.languages import LocalizedText
 from quizzes.content.seedformat import ParsedQuestion, ParsedQuiz, parse
+from quizzes.content.shown import localized
 from quizzes.models import Attempt, Course, Quiz
 from tests.browser.conftest import (
     COURSE_SLUG,

@@ -10,7 +10,8 @@ from django.utils.translation import gettext, override
 from rest_framework.test import APIClient
 
 from quizzes.content.cache import quiz_content
-from quizzes.content.machine_translations import language_setting_update, machine_translations_shown
+from quizzes.content.machine_translations import language_setting_update
+from quizzes.content.shown import machine_translations_shown
 from quizzes.content.translation_status import Status, translations_stamp
 from quizzes.content.versions import question_current_version
 from quizzes.models import Attempt, LanguageSetting, MachineTranslations, QuestionVersion

@@ -6,15 +6,8 @@ import pytest
 from django.conf import settings
 from django.utils import translation
 
-from quizzes.content.languages import (
-    SOURCE_LANGUAGE,
-    TRANSLATION_LANGUAGES,
-    column,
-    language_reader,
-    localized,
-    text_in,
-    text_reader,
-)
+from quizzes.content.languages import SOURCE_LANGUAGE, TRANSLATION_LANGUAGES, column, text_in
+from quizzes.content.shown import language_reader, localized, text_reader
 from quizzes.models import Choice, Question, Quiz
 
 GC = "gradient-checkpointing"

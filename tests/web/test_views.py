@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils.translation import gettext, override
 
 from quizzes.attempts.services import NO_ATTEMPTS_LEFT, attempt_finish
-from quizzes.content.languages import localized
+from quizzes.content.shown import localized
 from quizzes.enrollment.services import SELF_ENROLLMENT_CLOSED, enrollment_create
 from quizzes.models import Answer, Attempt, Enrollment, PoolDraw
 from quizzes.web.views import ENROLLED

@@ -35,9 +35,11 @@ def scores_url(line_item_url: str) -> str:
 
 def best_score(target: LtiGradeTarget) -> tuple[int | float, float] | None:
     """(scoreGiven, scoreMaximum) of the student's best finished graded attempt, or None."""
-    attempts = Attempt.objects.filter(
-        user_id=target.lti_user.auth_user_id, quiz_id=target.quiz_id, is_practice=False
-    ).only("id", "state", "score", "max_score", "pass_mark")
+    attempts = (
+        Attempt.objects.graded()
+        .filter(user_id=target.lti_user.auth_user_id, quiz_id=target.quiz_id)
+        .only("id", "state", "score", "max_score", "pass_mark")
+    )
     best = grading.best_attempt(attempts)
     if best is None:
         return None

@@ -22,7 +22,8 @@ from datetime import UTC, datetime, timedelta
 from django.conf import settings
 
 from quizzes.attempts import grading
-from quizzes.content.languages import column, shown_columns
+from quizzes.content.languages import column
+from quizzes.content.shown import shown_columns
 from quizzes.models import Answer, Attempt, OutboxMessage
 
 Kind = OutboxMessage.Kind

@@ -67,7 +67,7 @@ class GradebookRow:
 
 def graded_attempts() -> QuerySet[Attempt]:
     """The attempts a grade counts: every one but practice."""
-    return Attempt.objects.filter(is_practice=False)
+    return Attempt.objects.graded()
 
 
 def gradebook_courses() -> QuerySet[Course]:

@@ -18,7 +18,7 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET
 
 from common.replica import reads_from_replica
-from quizzes.content.languages import localized
+from quizzes.content.shown import localized
 from quizzes.models import Attempt, Course, Quiz
 from quizzes.staff.access import staff_context, staff_view
 from quizzes.staff.reports.gradebook import (

@@ -38,7 +38,9 @@ from django.db.models import (
 from django.db.models.functions import Cast, Coalesce, RowNumber
 
 from quizzes.attempts.regrade import version_graded_keys
-from quizzes.content.languages import SOURCE_LANGUAGE, LocalizedText, column, localized
+from quizzes.content.languages import SOURCE_LANGUAGE, LocalizedText, column
+from quizzes.content.shown import localized
+from quizzes.managers import graded_q
 from quizzes.models import Answer, Attempt, AttemptQuestion, Choice, Question, QuestionVersion, Quiz
 from quizzes.staff.reports.item_measures import (
     MIN_ATTEMPTS_FOR_DISCRIMINATION,
@@ -170,7 +172,7 @@ def revision_of(version: QuestionVersion, language: str) -> int:
 
 
 def _counted_attempts(quiz: Quiz, **lookups):
-    return Attempt.objects.filter(quiz=quiz, is_practice=False, **lookups)
+    return Attempt.objects.graded().filter(quiz=quiz, **lookups)
 
 
 def _attempt_states(include_in_progress: bool) -> list[str]:
@@ -379,7 +381,7 @@ def _answer_groups(*, quiz: Quiz, include_in_progress: bool, groups: dict | None
         annotations["upper_correct"] = Count("pk", filter=right & Q(attempt_id__in=groups["upper"]))
         annotations["lower_correct"] = Count("pk", filter=right & Q(attempt_id__in=groups["lower"]))
     return list(
-        Answer.objects.filter(attempt__quiz=quiz, attempt__is_practice=False)
+        Answer.objects.filter(graded_q("attempt__"), attempt__quiz=quiz)
         .filter(counted)
         .values("question_id", "version_id", "choice_id", "language")
         .annotate(**annotations)
@@ -389,7 +391,7 @@ def _answer_groups(*, quiz: Quiz, include_in_progress: bool, groups: dict | None
 
 def quizzes_with_attempt_counts():
     """Every quiz with its course, and ``finished_attempts``/``in_progress_attempts`` (not practice)."""
-    counted = Q(attempts__is_practice=False)
+    counted = graded_q("attempts__")
     return (
         Quiz.objects.select_related("course")
         .annotate(
