@@ -7,13 +7,22 @@ PORT ?= 8000
 # make run is for development: debug on, embedded SQLite unless DATABASE_URL says otherwise.
 DEV_ENV := DJANGO_DEBUG=1
 
-.PHONY: run test install setup lint fuzz messages clean bench-stats bench bench-ab client lrs-venv fonts lighthouse deploy-check bench-school
+.PHONY: run test install install-run screenshots setup lint fuzz messages clean bench-stats bench bench-ab client lrs-venv fonts lighthouse deploy-check bench-school
 
-$(VENV)/.installed: requirements.txt requirements-dev.txt
+# make run installs what the site needs (requirements.txt), printing each package as it goes;
+# make test and the tools add the test toolchain (requirements-dev.txt) to the same virtualenv.
+$(VENV)/.installed-run: requirements.txt
+	@echo "== Installing the site's packages into $(VENV) (requirements.txt)"
 	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --disable-pip-version-check --progress-bar on -r requirements.txt
+	touch $@
+
+$(VENV)/.installed: $(VENV)/.installed-run requirements-dev.txt
+	@echo "== Installing the test tools into $(VENV) (requirements-dev.txt)"
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	touch $@
 
+install-run: $(VENV)/.installed-run
 install: $(VENV)/.installed
 
 # The test LRS (ralph, tests/integrations/lrs.py) in a virtualenv of its own: it pins its own
@@ -26,7 +35,8 @@ $(LRS_VENV)/.installed: requirements-lrs.txt
 
 lrs-venv: $(LRS_VENV)/.installed
 
-setup: install
+setup: install-run
+	@echo "== Creating the database, loading the course and its quizzes, making the demo accounts"
 	$(DEV_ENV) $(PY) manage.py migrate --noinput
 	$(DEV_ENV) $(PY) manage.py loaddata fixtures/*.json
 	$(DEV_ENV) $(PY) manage.py seed_demo
@@ -39,6 +49,10 @@ run: setup
 	@echo "  Other languages: /ur/ (Urdu), /sn/ (Shona), /id/ (Indonesian)"
 	@echo ""
 	$(DEV_ENV) $(PY) manage.py runserver $(HOST):$(PORT)
+
+# The README's pictures (docs/images/), from the browser tests' set-up (tests/browser/test_screenshots.py).
+screenshots: install
+	LMS_SCREENSHOTS=1 DATABASE_URL= $(PY) -m pytest -q tests/browser/test_screenshots.py
 
 # The whole suite on SQLite, then on PostgreSQL too when DATABASE_URL points to one.
 # The browser tests (pages, not queries) run in the SQLite pass only: every machine has it.

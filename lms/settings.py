@@ -1,8 +1,8 @@
 """Settings for the lms project.
 
 Everything that differs between a laptop and production comes from the environment, with
-defaults that are safe for local development: the README's "Configuration" table is the one
-list of the variables, their defaults and what they do.
+defaults that are safe for local development: the "Configuration" table of docs/deployment.md
+is the one list of the variables, their defaults and what they do.
 """
 
 import os

@@ -2,7 +2,7 @@
 scenarios survived, access-matrix cells checked.
 
 Tests add to them with ``add(name, amount)``; at the end of the run pytest
-prints them and writes ``artifacts/integrity-figures-<database>.json`` (see README).
+prints them and writes ``artifacts/integrity-figures-<database>.json`` (docs/integrity.md).
 Run in parallel (pytest-xdist), each worker process counts its own tests'; the
 controller adds up what every worker hands back (``merge``) and writes the file
 once (tests/conftest.py).

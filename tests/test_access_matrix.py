@@ -5,7 +5,7 @@ redirect, where it goes), and that the request changed exactly what it should
 (nothing at all when it is refused). Each cell gets a fresh database: the seed
 content, the six actors, and the owner's attempts.
 
-Expected statuses follow ../shared/DESIGN.md:
+Expected statuses (docs/integrations.md, docs/teachers.md):
 
 - anonymous web pages redirect to the login page (302, ``?next=`` the page);
   the anonymous API answers 401;
