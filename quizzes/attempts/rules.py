@@ -123,6 +123,22 @@ class Review:
         """A short name of what is shown (for caches of what is rendered with it)."""
         return f"{int(self.correctness)}{int(self.right_answer)}"
 
+    def choice_marks(self, *, is_correct: bool, chosen: bool, answered_right: bool) -> "ChoiceMarks":
+        """How a choice of an answered question is marked for its student: as the right answer
+        only where the key is shown, and the chosen one right or wrong only where correctness is.
+        The one definition the pages read (``quizzes/jinja2/quizzes/_macros.html``); the API's
+        ``Answer.shown_correct_choice_id`` reads ``right_answer`` as it does."""
+        key = self.right_answer and is_correct
+        right = key or (chosen and self.correctness and answered_right)
+        return ChoiceMarks(right=right, wrong=chosen and self.correctness and not right, key=key)
+
+
+@dataclass(frozen=True)
+class ChoiceMarks:
+    right: bool  # marked right (✓)
+    wrong: bool  # the student's choice, marked wrong (✗)
+    key: bool  # tagged as the right answer
+
 
 FULL_REVIEW = Review(correctness=True, right_answer=True)
 

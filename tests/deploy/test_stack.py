@@ -163,10 +163,19 @@ def test_each_request_has_nginxs_id_in_the_response_and_gunicorns_access_log(dep
     )
     request_id = response.headers["X-Request-ID"]
     assert response.status_code == 200 and re.fullmatch(r"[0-9a-f]{32}", request_id)  # nginx's $request_id
-    assert any(
-        '"GET /en/accounts/login/ HTTP/1.' in line and line.endswith(f" {request_id}")
-        for line in deployed.log_since(offset).splitlines()
-    ), deployed.log_since(offset)
+
+    def logged():
+        return any(
+            '"GET /en/accounts/login/ HTTP/1.' in line and line.endswith(f" {request_id}")
+            for line in deployed.log_since(offset).splitlines()
+        )
+
+    # gunicorn writes the access line once the response has gone: it may reach the log a moment
+    # after the client has read the response.
+    deadline = time.monotonic() + 10
+    while not logged() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert logged(), deployed.log_since(offset)
 
 
 def test_a_graceful_reload_fails_no_request(deployed):
