@@ -28,7 +28,7 @@ from common.sql import (
 )
 from quizzes.attempts.grading import AttemptScore
 from quizzes.attempts.rules import deadline_cutoff
-from quizzes.content.cache import QUIZ_TEXT_FIELDS, translated_columns
+from quizzes.content.languages import translated_columns, translated_fields
 from quizzes.managers import GRADED_IS_PRACTICE
 from quizzes.models import (
     Answer,
@@ -71,7 +71,7 @@ SLOT_NAMES = ("id", "position", "question_id", "version_id", "choice_order")
 def _quiz_text_names() -> tuple[str, ...]:
     # What an attempt's pages show of its quiz besides the layout: its titles and descriptions,
     # and their records, which say whether a translation is a machine's (shown.shown_column).
-    texts = tuple(name for field in QUIZ_TEXT_FIELDS for name in translated_columns(Quiz, field))
+    texts = tuple(name for field in translated_fields(Quiz) for name in translated_columns(Quiz, field))
     return ("id", "slug", "course_id", *REVIEW_NAMES, *texts, "translation_sources")
 
 

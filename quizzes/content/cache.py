@@ -47,11 +47,11 @@ from django.db.models import OuterRef, Subquery
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
+from quizzes.content.languages import translated_fields
 from quizzes.content.shown import shown_columns
 from quizzes.content.versions import question_version_sync
 from quizzes.models import Choice, Course, PoolDraw, Question, QuestionVersion, Quiz, QuizContentVersion
 
-QUIZ_TEXT_FIELDS = ("title", "description")
 # A snapshot lives an hour at most in the cache, under the version it was read with.
 CONTENT_TIMEOUT = 60 * 60
 PREFIX = "quiz-content:4"
@@ -111,13 +111,6 @@ class QuizContent(_Snapshot):
 
     def question_at(self, position: int) -> ContentQuestion | None:
         return next((question for question in self.questions if question.position == position), None)
-
-
-def translated_columns(model, field: str) -> list[str]:
-    from modeltranslation.translator import translator
-
-    options = translator.get_options_for_model(model)
-    return [translated.name for translated in options.all_fields[field]]
 
 
 def _content_key(quiz_id: int, version: int) -> str:
@@ -233,7 +226,7 @@ def _load(quiz_id: int) -> tuple[int | None, QuizContent]:
     versions = _current_versions([question.pk for question in questions]) if questions else {}
     draws = PoolDraw.objects.filter(quiz_id=quiz_id).order_by("pool").values_list("pool", "count")
     draws = dict(draws) if questions else {}
-    texts, machine = shown_columns(quiz, QUIZ_TEXT_FIELDS)
+    texts, machine = shown_columns(quiz, translated_fields(Quiz))
     return version, QuizContent(
         texts,
         machine_columns=machine,

@@ -8,8 +8,10 @@ module may use it.
 """
 
 from dataclasses import dataclass
+from functools import cache
 
 from django.conf import settings
+from modeltranslation.translator import translator
 from modeltranslation.utils import build_localized_fieldname
 
 SOURCE_LANGUAGE = settings.MODELTRANSLATION_DEFAULT_LANGUAGE
@@ -31,6 +33,20 @@ class LocalizedText:
 
     def __str__(self):
         return self.text
+
+
+@cache
+def translated_fields(model) -> tuple[str, ...]:
+    """``model``'s translated fields (quizzes/translation.py registers them with modeltranslation),
+    in the model's order. Read from the registry when first asked: it is filled once the apps
+    are ready."""
+    registered = translator.get_options_for_model(model).fields
+    return tuple(field.name for field in model._meta.concrete_fields if field.name in registered)
+
+
+def translated_columns(model, field: str) -> list[str]:
+    """The columns of ``model``'s translated ``field``, one per language (``title_en``...)."""
+    return [translated.name for translated in translator.get_options_for_model(model).all_fields[field]]
 
 
 def column(field: str, language: str) -> str:

@@ -9,9 +9,10 @@ database or after a rolled-back insert never finds other texts.
 
 from django.core.cache import cache
 
-from quizzes.content.cache import CONTENT_TIMEOUT, PREFIX, QUIZ_TEXT_FIELDS, QuizContent, version_question
+from quizzes.content.cache import CONTENT_TIMEOUT, PREFIX, QuizContent, version_question
+from quizzes.content.languages import translated_fields
 from quizzes.content.shown import shown_columns
-from quizzes.models import QuestionVersion
+from quizzes.models import QuestionVersion, Quiz
 
 # The versions this process has read for attempts' layouts, by (id, token). A version a layout
 # holds never changes (quizzes/content/versions.py), so what is held here is never stale.
@@ -56,7 +57,7 @@ def layout_content(quiz, slots) -> QuizContent:
     order; each question is its version there, its choices in that
     order. Made once per process for a layout and quiz texts (``derived`` keys on it too), so
     an edited title is shown at once and nothing else is read again."""
-    texts, machine = shown_columns(quiz, QUIZ_TEXT_FIELDS)
+    texts, machine = shown_columns(quiz, translated_fields(Quiz))
     layout = tuple((position, version_id, token, tuple(order)) for position, version_id, token, order in slots)
     key = (quiz.pk, tuple(texts.values()), tuple(sorted(machine)), layout)
     held = _layouts.get(key)

@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 
 from quizzes.content.cache import quiz_content_invalidate
 from quizzes.content.formats.common import question_error
-from quizzes.content.languages import SOURCE_LANGUAGE, column, text_in
+from quizzes.content.languages import SOURCE_LANGUAGE, column, text_in, translated_fields
 from quizzes.content.seedformat import ParsedQuiz, SeedFormatError
 from quizzes.content.translation_status import Status, translations_stamp
 from quizzes.models import Answer, Choice, Course, Question, Quiz
@@ -153,7 +153,7 @@ def quiz_translation_import(*, quiz: Quiz, parsed: ParsedQuiz, language: str) ->
     _check_fits(parsed)
     _check_same_shape(questions, parsed)
     with transaction.atomic():
-        for field in ("title", "description"):
+        for field in translated_fields(Quiz):
             value = getattr(parsed, field)
             if value is not None and (value or language != SOURCE_LANGUAGE or field == "description"):
                 _write(quiz, field, language, value)
@@ -180,7 +180,7 @@ def translations_confirm(*, question: Question, languages) -> int:
 
     Returns how many translations changed state.
     """
-    columns = {column(name, language) for name in ("text", "explanation") for language in languages}
+    columns = {column(name, language) for name in translated_fields(Question) for language in languages}
     confirmed = 0
     with transaction.atomic():
         question = Question.objects.select_for_update().get(pk=question.pk)

@@ -2,7 +2,7 @@
 identical and similar English, and the reviewed ones exported as TMX.
 
 The memory is not a table of its own: every translated field of the content
-(``TRANSLATED_FIELDS``) whose translation is current (not missing, not stale)
+(``TRANSLATED_MODELS``) whose translation is current (not missing, not stale)
 is a pair, read with one query per model. A translation written against
 another English is not offered: it may no longer say what that English says.
 """
@@ -14,10 +14,10 @@ from django.utils.translation import gettext as _
 from rapidfuzz import fuzz, process
 from translate.storage.tmx import tmxfile
 
-from quizzes.content.languages import SOURCE_LANGUAGE, column
+from quizzes.content.languages import SOURCE_LANGUAGE, column, translated_fields
 from quizzes.content.translation_status import (
     RECORDED_STATES,
-    TRANSLATED_FIELDS,
+    TRANSLATED_MODELS,
     Status,
     status_q,
     translation_status,
@@ -72,7 +72,8 @@ def _where(obj) -> str:
 def _current_pairs(language: str, *, states=RECORDED_STATES, quiz: Quiz | None = None) -> list[_Pair]:
     """Every current translation into ``language`` whose state is in ``states``: one query per model."""
     pairs = []
-    for model, names in TRANSLATED_FIELDS.items():
+    for model in TRANSLATED_MODELS:
+        names = translated_fields(model)
         wanted = Q()
         for name in names:
             for state in states:

@@ -56,17 +56,13 @@ from django.db.models.lookups import Exact, IsNull
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-from quizzes.content.languages import SOURCE_LANGUAGE, TRANSLATION_LANGUAGES, column
+from quizzes.content.languages import SOURCE_LANGUAGE, TRANSLATION_LANGUAGES, column, translated_fields
 from quizzes.models import Choice, Course, Question, Quiz
 
 SOURCES_FIELD = "translation_sources"
 
-TRANSLATED_FIELDS: dict[type[models.Model], tuple[str, ...]] = {
-    Course: ("title", "description"),
-    Quiz: ("title", "description"),
-    Question: ("text", "explanation"),
-    Choice: ("text",),
-}
+# The translated models; their fields: ``languages.translated_fields``.
+TRANSLATED_MODELS = (Course, Quiz, Question, Choice)
 
 
 class Status(models.TextChoices):
@@ -98,7 +94,7 @@ def translation_columns(model: type[models.Model]) -> list[tuple[str, str, str]]
     """(field, language, column) of every translation of ``model``; English excluded."""
     return [
         (name, language, column(name, language))
-        for name in TRANSLATED_FIELDS[model]
+        for name in translated_fields(model)
         for language in TRANSLATION_LANGUAGES
     ]
 
@@ -212,7 +208,7 @@ def status_q(name: str, language: str, status: Status, *, prefix: str = "") -> Q
 
 def _any_field(model, field_q: Callable[[str], Q]) -> Q:
     result = Q()
-    for name in TRANSLATED_FIELDS[model]:
+    for name in translated_fields(model):
         result |= field_q(name)
     return result
 

@@ -37,11 +37,9 @@ from django.db.models import QuerySet
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
-from quizzes.content.languages import LANGUAGES, SOURCE_LANGUAGE, column
+from quizzes.content.languages import LANGUAGES, SOURCE_LANGUAGE, column, translated_fields
 from quizzes.content.shown import shown_columns
 from quizzes.models import AttemptQuestion, Choice, Question, QuestionVersion, Quiz, new_token
-
-QUESTION_FIELDS = ("text", "explanation")
 
 
 def question_version_content(question: Question) -> dict:
@@ -50,10 +48,10 @@ def question_version_content(question: Question) -> dict:
     (``shown.shown_column``: a machine translation its language hides is left out), and
     ``machine_texts``, the machine translations it shows."""
     choices = list(Choice.objects.filter(question_id=question.pk, is_archived=False).order_by("position"))
-    texts, machine = shown_columns(question, QUESTION_FIELDS)
+    texts, machine = shown_columns(question, translated_fields(Question))
     shown_choices = []
     for choice in choices:
-        choice_texts, choice_machine = shown_columns(choice, ("text",))
+        choice_texts, choice_machine = shown_columns(choice, translated_fields(Choice))
         shown_choices.append({"id": choice.pk, "position": choice.position, **choice_texts})
         machine |= {f"choice:{choice.pk}:{name}" for name in choice_machine}
     return {
@@ -71,7 +69,7 @@ def shown_texts(texts: dict, choices: list[dict], language: str) -> dict[str, st
     def shown(values: dict, field: str) -> str:
         return values.get(column(field, language)) or values.get(column(field, SOURCE_LANGUAGE)) or ""
 
-    result = {field: shown(texts, field) for field in QUESTION_FIELDS}
+    result = {field: shown(texts, field) for field in translated_fields(Question)}
     result.update({f"choice:{choice['id']}": shown(choice, "text") for choice in choices})
     return result
 

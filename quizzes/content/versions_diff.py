@@ -7,9 +7,8 @@ from django.conf import settings
 from django.db.models import Count, QuerySet
 from django.utils.translation import get_language_info
 
-from quizzes.content.languages import SOURCE_LANGUAGE, column
-from quizzes.content.versions import QUESTION_FIELDS
-from quizzes.models import QuestionVersion
+from quizzes.content.languages import SOURCE_LANGUAGE, column, translated_fields
+from quizzes.models import Question, QuestionVersion
 
 LANGUAGES = tuple(code for code, _name in settings.LANGUAGES)
 
@@ -77,7 +76,7 @@ def version_changes(old: QuestionVersion, new: QuestionVersion) -> list[Change]:
     removed, changed) and place, then the correct choice."""
     changes = [
         Change(field, Kind.CHANGED, language, before[0], after[0], old_machine=before[1], new_machine=after[1])
-        for field in QUESTION_FIELDS
+        for field in translated_fields(Question)
         for language in LANGUAGES
         if (before := _shown(old, old.texts, column(field, language)))
         != (after := _shown(new, new.texts, column(field, language)))

@@ -14,9 +14,8 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from quizzes.content.languages import SOURCE_LANGUAGE, TRANSLATION_LANGUAGES, column
+from quizzes.content.languages import SOURCE_LANGUAGE, TRANSLATION_LANGUAGES, column, translated_fields
 from quizzes.content.translation_memory import TranslationMemory
-from quizzes.content.translation_status import TRANSLATED_FIELDS
 from quizzes.models import Choice, Question
 
 
@@ -76,7 +75,7 @@ def translation_memory_block(obj) -> str:
     for language in TRANSLATION_LANGUAGES:
         memory = TranslationMemory(language)
         for row in rows:
-            for name in TRANSLATED_FIELDS[type(row)]:
+            for name in translated_fields(type(row)):
                 suggestions = memory.suggest(
                     getattr(row, column(name, SOURCE_LANGUAGE)) or "", exclude=(type(row), row.pk)
                 )

@@ -4,8 +4,8 @@ from dataclasses import dataclass
 
 from django.utils.translation import gettext as _
 
-from quizzes.content.languages import SOURCE_LANGUAGE, column, text_in
-from quizzes.content.translation_status import TRANSLATED_FIELDS, Status, translation_status, written_against
+from quizzes.content.languages import SOURCE_LANGUAGE, column, text_in, translated_fields
+from quizzes.content.translation_status import Status, translation_status, written_against
 from quizzes.models import Choice, Question, Quiz
 
 KINDS = {Quiz: "quiz", Question: "question", Choice: "choice"}
@@ -77,6 +77,6 @@ def quiz_units(quiz: Quiz, language: str) -> list[Unit]:
     return [
         Unit(unit_id(obj, name), obj, name, language, _role(obj, name, question), question)
         for obj, question in rows
-        for name in TRANSLATED_FIELDS[type(obj)]
+        for name in translated_fields(type(obj))
         if text_in(obj, name, SOURCE_LANGUAGE)
     ]
