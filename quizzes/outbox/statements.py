@@ -39,15 +39,9 @@ def answer_message_statement(
 ) -> tuple[str, list]:
     """The INSERT of the xAPI message of the answer to ``question_id`` in ``attempt_id`` recorded at
     ``now`` (by the statement before it in the same transaction), as SQL and parameters."""
-    values = {
-        "kind": OutboxMessage.Kind.XAPI_ANSWERED.value,
-        "state": OutboxMessage.State.PENDING.value,
-        "tries": 0,
-        "created_at": now,
-        "due_at": now,
-        "delivered_at": None,
-        "last_error": "",
-    }
+    given = {"kind": OutboxMessage.Kind.XAPI_ANSWERED.value, "created_at": now, "due_at": now}
     names = [name for name in inserted_names(OutboxMessage) if name not in ("key", "subject_id", "payload")]
-    params = adapted([values[name] for name in names], using)
+    # Every other column as the model makes a new message (its defaults: pending, no tries...).
+    values = [given[name] if name in given else OutboxMessage._meta.get_field(name).get_default() for name in names]
+    params = adapted(values, using)
     return _answer_message_sql(using), [*params, *adapted([attempt_id, question_id, now], using)]
