@@ -148,6 +148,33 @@ def answer_row(*, attempt, question, choice, is_correct, language="en", **fields
     )
 
 
+def answer_rows(answers: list[dict]) -> list[Answer]:
+    """``answer_row`` for many answers (each a dict of its arguments) of attempts that have no
+    layout yet (made in bulk, or with ``layout=False``): their places are added in the order
+    given, in one INSERT, with each question's current version read once."""
+    versions, positions, slots = {}, {}, {}
+    for given in answers:
+        attempt, question = given["attempt"], given["question"]
+        if (attempt.pk, question.pk) in slots:
+            continue
+        if question.pk not in versions:
+            versions[question.pk] = current_version(question)
+        positions[attempt.pk] = positions.get(attempt.pk, 0) + 1
+        version = versions[question.pk]
+        slots[attempt.pk, question.pk] = AttemptQuestion(
+            attempt_id=attempt.pk,
+            position=positions[attempt.pk],
+            question_id=question.pk,
+            version=version,
+            choice_order=[choice["id"] for choice in version.choices],
+        )
+    AttemptQuestion.objects.bulk_create(slots.values())
+    return [
+        Answer(version=slots[given["attempt"].pk, given["question"].pk].version, **{"language": "en", **given})
+        for given in answers
+    ]
+
+
 class AnswerFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Answer

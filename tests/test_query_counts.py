@@ -55,7 +55,7 @@ from quizzes.enrollment.services import enrollment_create
 from quizzes.models import Answer, Attempt, Choice, OutboxMessage, Question, Quiz
 from quizzes.outbox.statements import _answer_message_sql
 from tests.api.conftest import token_client
-from tests.factories import AttemptFactory, CourseFactory, QuizFactory, UserFactory, answer_row
+from tests.factories import AttemptFactory, CourseFactory, QuizFactory, UserFactory, answer_row, answer_rows
 from tests.progress_oracle import attempt_oracle, progress_of, student_quiz_detail_oracle, student_quizzes_oracle
 
 GC = "gradient-checkpointing"
@@ -122,10 +122,11 @@ def add_questions(quiz, count: int = 20, choices: int = 4) -> None:
 
 def add_history(user, quiz, finished_attempts: int = 5) -> None:
     """Finished attempts of ``user`` with an answer to every question."""
-    questions = list(quiz.questions.prefetch_related("choices"))
+    questions = list(quiz.questions.order_by("position").prefetch_related("choices"))
     first = (
         Attempt.objects.filter(user=user, quiz=quiz).order_by("-number").values_list("number", flat=True).first()
     ) or 0
+    answers = []
     for number in range(first + 1, first + 1 + finished_attempts):
         attempt = AttemptFactory(
             user=user,
@@ -134,16 +135,18 @@ def add_history(user, quiz, finished_attempts: int = 5) -> None:
             finished=True,
             score=number % (len(questions) + 1),
             max_score=len(questions),
+            layout=False,  # laid out below with its answers, in one INSERT
         )
-        Answer.objects.bulk_create(
-            answer_row(
-                attempt=attempt,
-                question=question,
-                choice=question.choices.all()[number % 2],
-                is_correct=number % 2 == 0,
-            )
+        answers += [
+            {
+                "attempt": attempt,
+                "question": question,
+                "choice": question.choices.all()[number % 2],
+                "is_correct": number % 2 == 0,
+            }
             for question in questions
-        )
+        ]
+    Answer.objects.bulk_create(answer_rows(answers))
 
 
 def grow(student, content, other_student) -> None:

@@ -39,7 +39,14 @@ from quizzes.models import Answer, Attempt, Question
 from quizzes.staff.reports.item_measures import kelley_group_size, point_biserial
 from quizzes.staff.reports.statistics import quiz_statistics
 from quizzes.staff.reports.translation_flags import two_proportion_p_value
-from tests.factories import ChoiceFactory, CourseFactory, QuestionFactory, QuizFactory, UserFactory, answer_row
+from tests.factories import (
+    ChoiceFactory,
+    CourseFactory,
+    QuestionFactory,
+    QuizFactory,
+    UserFactory,
+    answer_rows,
+)
 
 User = get_user_model()
 
@@ -78,9 +85,19 @@ def seed_attempts(quiz, blocks, *, max_score: int = 4) -> None:
         for user, (_language, state, _picks, score) in zip(users, rows, strict=True)
     )
     Answer.objects.bulk_create(
-        answer_row(attempt=attempt, question=question, choice=choice, is_correct=choice.is_correct, language=language)
-        for attempt, (language, _state, picks, _score) in zip(attempts, rows, strict=True)
-        for question, choice in picks.items()
+        answer_rows(
+            [
+                {
+                    "attempt": attempt,
+                    "question": question,
+                    "choice": choice,
+                    "is_correct": choice.is_correct,
+                    "language": language,
+                }
+                for attempt, (language, _state, picks, _score) in zip(attempts, rows, strict=True)
+                for question, choice in picks.items()
+            ]
+        )
     )
 
 
