@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 PY="${PY:-.venv/bin/python}"
 PORT="${FUZZ_PORT:-8799}"
-MAX_TIME="${FUZZ_MAX_TIME:-35}"
+MAX_TIME="${FUZZ_MAX_TIME:-25}"
 SEEDS="${FUZZ_SEEDS:-1 2 3}"
 WORK="$(mktemp -d)"
 trap 'kill "$(cat "$WORK/gunicorn.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf "$WORK"' EXIT
