@@ -221,10 +221,6 @@ def question_regrade_plan(*, question: Question, new_correct: Choice, versions=N
     )
 
 
-def question_has_answers(question: Question) -> bool:
-    return Answer.objects.filter(question=question).exists()
-
-
 def moved_choice_order(shown: list[int], version: QuestionVersion) -> list[int]:
     """The choice order of a place moved to ``version``: the choices it showed that ``version``
     still offers, in the order shown, then those ``version`` adds, in position order."""

@@ -7,6 +7,7 @@ warnings, such as a missing translation, refuse nothing."""
 from django import forms
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.db.models import Count
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext_lazy
 
@@ -21,7 +22,7 @@ from quizzes.content.translation_status import (
     translation_status,
     translations_stamp_changed,
 )
-from quizzes.models import Answer, Choice, PoolDraw, Question
+from quizzes.models import Choice, PoolDraw, Question
 
 # The headline of a refusal whose every content problem follows as an item of its own.
 PUBLISH_WITH_PROBLEMS = _("This quiz can't be published until its content problems are fixed:")
@@ -165,7 +166,8 @@ def _kept(formset) -> list:
     return [form for form in formset.forms if form.cleaned_data and not form.cleaned_data.get("DELETE")]
 
 
-def _deleted_with_answers(formset, answers_of: str) -> list[tuple[object, int]]:
+def _deleted_with_answers(formset) -> list[tuple[object, int]]:
+    """The questions or choices the formset deletes that students answered, each with its count of answers."""
     deleted = [
         form.instance
         for form in formset.forms
@@ -173,9 +175,8 @@ def _deleted_with_answers(formset, answers_of: str) -> list[tuple[object, int]]:
     ]
     if not deleted:
         return []
-    counts = {}
-    for pk in Answer.objects.filter(**{f"{answers_of}__in": deleted}).values_list(f"{answers_of}_id", flat=True):
-        counts[pk] = counts.get(pk, 0) + 1
+    answered = formset.model.objects.filter(pk__in=[instance.pk for instance in deleted]).answered()
+    counts = dict(answered.annotate(count=Count("answers")).values_list("pk", "count"))
     return [(instance, counts[instance.pk]) for instance in deleted if instance.pk in counts]
 
 
@@ -185,7 +186,7 @@ class QuestionInlineFormSet(forms.BaseInlineFormSet):
     def clean(self):
         # Before super().clean(): its unique check runs the admin's generic
         # "protected related objects" refusal, which lists every answer.
-        refused = _deleted_with_answers(self, "question")
+        refused = _deleted_with_answers(self)
         if refused:
             raise ValidationError(
                 [
@@ -204,7 +205,7 @@ class ChoiceInlineFormSet(forms.BaseInlineFormSet):
     a choice that students picked can't be deleted, only archived."""
 
     def clean(self):
-        refused = _deleted_with_answers(self, "choice")  # before super().clean(), as above
+        refused = _deleted_with_answers(self)  # before super().clean(), as above
         if refused:
             raise ValidationError(
                 [

@@ -22,7 +22,8 @@ from quizzes.content.formats.common import question_error
 from quizzes.content.languages import SOURCE_LANGUAGE, column, text_in, translated_fields
 from quizzes.content.seedformat import ParsedQuiz, SeedFormatError
 from quizzes.content.translation_status import Status, translations_stamp
-from quizzes.models import Answer, Choice, Course, Question, Quiz
+from quizzes.managers import is_answered
+from quizzes.models import Choice, Course, Question, Quiz
 
 
 class ContentImportError(Exception):
@@ -221,7 +222,7 @@ def _key_write(question: Question, choices: list[Choice], parsed_question) -> bo
     wanted = [choices[parsed_question.correct - 1].position]
     if key == wanted:
         return False
-    if Answer.objects.filter(question=question).exists():
+    if is_answered(question):
         raise question_error(
             parsed_question.line,
             parsed_question.number,

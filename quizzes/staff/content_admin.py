@@ -37,6 +37,7 @@ from quizzes.content.translation_status import (
     translation_columns,
     translation_status,
 )
+from quizzes.managers import is_answered
 from quizzes.models import Answer, Attempt, Question, Quiz
 from quizzes.staff.regrade_confirmation import QuestionRegradeMixin
 
@@ -206,7 +207,7 @@ class QuestionSafeEditsMixin(QuestionRegradeMixin, RefuseDeletingAnsweredMixin):
 
     # Deleting -----------------------------------------------------------------------
     def delete_refused_in(self, queryset):
-        return list(queryset.filter(pk__in=Answer.objects.values("question_id")))
+        return list(queryset.answered())
 
     def delete_refused_message(self, refused):
         names = ", ".join(str(question) for question in refused)
@@ -219,9 +220,9 @@ class QuestionSafeEditsMixin(QuestionRegradeMixin, RefuseDeletingAnsweredMixin):
         ) % {"questions": names}
 
     def delete_refusal_context(self, request, question):
-        answers = Answer.objects.filter(question=question)
-        if not answers.exists():
+        if not is_answered(question):
             return None
+        answers = Answer.objects.filter(question=question)
         return {
             "counts": _record_counts(answers),
             "reason": _(
@@ -305,7 +306,7 @@ class QuizSafeEditsMixin(RefuseDeletingAnsweredMixin):
     """Refuse deleting a quiz with attempts; the translation status page."""
 
     def delete_refused_in(self, queryset):
-        return list(queryset.filter(pk__in=Attempt.objects.values("quiz_id")))
+        return list(queryset.attempted())
 
     def delete_refused_message(self, refused):
         names = ", ".join(str(quiz) for quiz in refused)
@@ -318,10 +319,10 @@ class QuizSafeEditsMixin(RefuseDeletingAnsweredMixin):
         ) % {"quizzes": names}
 
     def delete_refusal_context(self, request, quiz):
+        if not Quiz.objects.filter(pk=quiz.pk).attempted().exists():
+            return None
         answers = Answer.objects.filter(attempt__quiz=quiz)
         attempts = Attempt.objects.filter(quiz=quiz)
-        if not attempts.exists():
-            return None
         counts = _record_counts(answers)
         counts["attempts"] = attempts.count()
         counts["students"] = attempts.values("user").distinct().count()

@@ -18,10 +18,10 @@ from django.utils.translation import ngettext
 from quizzes.attempts.regrade import (
     RegradeError,
     question_correct_choice_change,
-    question_has_answers,
     question_regrade_plan,
 )
 from quizzes.content.forms import ChoiceInlineFormSet
+from quizzes.managers import is_answered
 
 CONFIRM_REGRADE_FIELD = "_confirm_regrade"
 # The versions whose answers take the new key (checkboxes), and the mark that they were offered.
@@ -102,7 +102,7 @@ class QuestionRegradeMixin:
         question = form.instance
         choices = next((formset for formset in formsets if isinstance(formset, ChoiceInlineFormSet)), None)
         key_change = choices.correct_choice_change() if (change and choices is not None) else None
-        if key_change is not None and question_has_answers(question):
+        if key_change is not None and is_answered(question):
             old, new = key_change
             versions = _posted_versions(request)
             if request.POST.get(CONFIRM_REGRADE_FIELD) != "yes" or versions is None:

@@ -60,7 +60,7 @@ class DeepLinkPickView(View):
             return super().dispatch(request, *args, **kwargs)
 
     def _quizzes(self):
-        return Quiz.objects.filter(course_id=self.picked["course"], is_published=True).order_by("title", "pk")
+        return Quiz.objects.published().filter(course_id=self.picked["course"]).order_by("title", "pk")
 
     def get(self, request, error=None, status=200):
         return render(request, "lti/deep_link.html", {"quizzes": self._quizzes(), "error": error}, status=status)

@@ -71,7 +71,7 @@ def _launch_quiz(lti_launch: LtiLaunch, course: Course) -> Quiz | None:
     slug = lti_launch.get_custom_claim("quiz")
     if not slug or not isinstance(slug, str):
         return None
-    quiz = Quiz.objects.filter(course=course, slug=slug, is_published=True).first()
+    quiz = Quiz.objects.published().filter(course=course, slug=slug).first()
     if quiz is None:
         raise LaunchRefused(UNKNOWN_QUIZ % {"quiz": slug}, status=404)
     return quiz

@@ -83,7 +83,7 @@ def gradebook_quizzes(*, course: Course, filters: GradebookFilters) -> list[Quiz
     if filters.quiz is not None:
         quizzes = quizzes.filter(pk=filters.quiz.pk)
     elif not filters.include_unpublished:
-        quizzes = quizzes.filter(is_published=True)
+        quizzes = quizzes.published()
     return list(quizzes)
 
 
