@@ -45,8 +45,11 @@ def translated_fields(model) -> tuple[str, ...]:
 
 
 def translated_columns(model, field: str) -> list[str]:
-    """The columns of ``model``'s translated ``field``, one per language (``title_en``...)."""
-    return [translated.name for translated in translator.get_options_for_model(model).all_fields[field]]
+    """The columns of ``model``'s translated ``field``, one per language in ``LANGUAGES`` order
+    (``title_en``...)."""
+    if field not in translated_fields(model):
+        raise KeyError(f"{model.__name__}.{field} is not translated")
+    return [column(field, language) for language in LANGUAGES]
 
 
 def column(field: str, language: str) -> str:
