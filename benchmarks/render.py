@@ -62,6 +62,14 @@ def setup() -> dict:
     answer, _created = attempt_answer_submit(
         user=user, attempt_id=attempt.pk, question_id=question.id, choice_id=question.choices[1].id, language="ur"
     )
+    try:  # an answer's feedback is a selector's dataclass (before: attributes attached to the answer)
+        from django.utils import timezone
+
+        from quizzes.attempts.selectors import answer_feedback
+    except ImportError:
+        pass
+    else:
+        answer = answer_feedback(user=user, answer=answer, now=timezone.now())
     detail_quiz, _enrolled, _attempts = student_quiz_get(user=user, slug=quiz.slug)
     new_attempt, created = attempt_start(user=user, quiz=Quiz.objects.get(slug="activation-recomputation-tradeoffs"))
     assert created
@@ -92,8 +100,11 @@ def variants(objects: dict, language: str) -> dict[str, dict[str, object]]:
 
         shown = shown_questions(content=attempt_content(attempt=attempt), answers={})
         drf_attempt.questions = shown
-    drf_answer = type(answer).objects.select_related("question").get(pk=answer.pk)
-    prefetch_related_objects([drf_answer], "question__choices")
+    if hasattr(answer, "pk"):  # an Answer with its feedback attached (before the dataclass)
+        drf_answer = type(answer).objects.select_related("question").get(pk=answer.pk)
+        prefetch_related_objects([drf_answer], "question__choices")
+    else:  # an AnswerFeedback: DRF reads the same object
+        drf_answer = answer
     paths = {
         "progress": {"drf": lambda: [api.QuizProgressSerializer(quiz).data for quiz in quizzes]},
         "questions": {"drf": lambda: api.QuestionSerializer(content.questions, many=True).data},

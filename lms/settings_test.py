@@ -22,5 +22,5 @@ SECURE_SSL_REDIRECT = False
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {"user": "1000000/min", "anon": "1000000/min"}
 AXES_FAILURE_LIMIT = 1_000_000
 # A second alias to the same test database (Django's test mirror of "default"), for the tests of
-# the fixed SQL's ``using`` (tests/attempts/test_statements.py): a connection of its own.
+# the fixed SQL's ``using`` (tests/attempts/test_queries.py): a connection of its own.
 DATABASES["other"] = {**DATABASES["default"], "TEST": {"MIRROR": "default"}}  # noqa: F405

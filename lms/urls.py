@@ -27,7 +27,7 @@ urlpatterns += i18n_patterns(
     # The student pages first: the most requested, matched without trying the others.
     path("", include("quizzes.web.urls")),
     # Staff reports and tools before the admin: admin.site.urls would claim every admin/ path.
-    path("admin/reports/", include("quizzes.staff.urls")),
+    path("admin/reports/", include("quizzes.admin.urls")),
     path("admin/", admin.site.urls),
     path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),

@@ -12,7 +12,7 @@ from django.db.models import OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from quizzes.attempts import grading, rules
-from quizzes.attempts.selectors import ShownQuestion
+from quizzes.attempts.selectors import AnswerFeedback, ShownQuestion
 from quizzes.content.cache import version_question
 from quizzes.content.selectors import open_questions_with_choices
 from quizzes.models import Answer, Attempt, AttemptQuestion, Quiz, QuizOverride
@@ -75,14 +75,12 @@ def attempt_oracle(attempt_id: int) -> SimpleNamespace:
     closes_at = rules.quiz_rules(attempt.quiz, overrides_oracle(user=attempt.user_id, quiz=attempt.quiz)).closes_at
     review = rules.attempt_review(quiz=attempt.quiz, attempt=attempt, closes_at=lambda: closes_at, now=now)
     answers = {answer.question_id: answer for answer in Answer.objects.filter(attempt=attempt)}
-    for answer in answers.values():
-        answer.review = review
     questions = []
     for slot in AttemptQuestion.objects.filter(attempt=attempt).select_related("version").order_by("position"):
         question = version_question(slot.version, position=slot.position, choice_order=slot.choice_order)
         answer = answers.get(slot.question_id)
         if answer is not None:
-            answer.content_question = question
+            answer = answers[slot.question_id] = AnswerFeedback(answer, question, review)
         questions.append(ShownQuestion(question, answer))
     fields = {field.attname: getattr(attempt, field.attname) for field in Attempt._meta.concrete_fields}
     return SimpleNamespace(

@@ -11,7 +11,7 @@ user lookups to the last one. Transaction control (BEGIN, COMMIT, ROLLBACK:
 Django logs them on SQLite, only COMMIT on PostgreSQL) is counted apart: an
 answer must be exactly one transaction (one COMMIT) and use no savepoint. On
 PostgreSQL an answer's transaction is one message, ``BEGIN; lock; INSERT;
-COMMIT`` (``quizzes.attempts.statements.answer_write``): one statement here, as it is one
+COMMIT`` (``quizzes.attempts.queries.answer_write``): one statement here, as it is one
 round trip. The
 writes are measured with a transactional test database
 (``django_db(transaction=True)``) so that ``transaction.atomic`` is a real
@@ -47,13 +47,13 @@ from quizzes.api.serializers import (
     QuizProgressSerializer,
 )
 from quizzes.attempts.rules import FULL_REVIEW
-from quizzes.attempts.selectors import student_courses, student_quizzes
+from quizzes.attempts.selectors import AnswerFeedback, student_courses, student_quizzes
 from quizzes.attempts.services import attempt_finish, attempt_start
 from quizzes.content import cache as content_cache
 from quizzes.content.cache import quiz_content_invalidate, version_question
 from quizzes.enrollment.services import enrollment_create
 from quizzes.models import Answer, Attempt, Choice, OutboxMessage, Question, Quiz
-from quizzes.outbox.statements import _answer_message_sql
+from quizzes.outbox.queries import _answer_message_sql
 from tests.api.conftest import token_client
 from tests.factories import AttemptFactory, CourseFactory, QuizFactory, UserFactory, answer_row, answer_rows
 from tests.progress_oracle import attempt_oracle, progress_of, student_quiz_detail_oracle, student_quizzes_oracle
@@ -62,7 +62,7 @@ GC = "gradient-checkpointing"
 QUESTION_BUDGET = 6  # a question page
 # An answer, exactly: a regression must show. The attempt's lock checks its owner, the INSERT
 # reads the key of the version the layout holds, and the token of that version is read for its
-# feedback (quizzes.attempts.statements.answer_write). On PostgreSQL the three travel in one
+# feedback (quizzes.attempts.queries.answer_write). On PostgreSQL the three travel in one
 # message with their BEGIN and COMMIT: one round trip.
 ANSWER_WRITE = 1 if connection.vendor == "postgresql" else 3
 WEB_ANSWER = 2 + ANSWER_WRITE  # session, user, the attempt's lock and the graded INSERT
@@ -350,8 +350,8 @@ class TestAnswering:
         assert body["explanation_language"] == "en"
         # From the cache, exactly what the serializer gives from the rows of the version answered.
         recorded = Answer.objects.select_related("version").get(attempt=attempt, question=question)
-        recorded.content_question = version_question(recorded.version, position=1)
-        recorded.review = FULL_REVIEW  # the quiz shows its feedback at once
+        # The quiz shows its feedback at once.
+        recorded = AnswerFeedback(recorded, version_question(recorded.version, position=1), FULL_REVIEW)
         with translation.override("ur"):
             recorded = AnswerFeedbackSerializer(recorded).data
         assert body == json.loads(json.dumps(recorded))

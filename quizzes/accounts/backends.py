@@ -7,13 +7,13 @@ Then ``StatementModelBackend`` checks the password, as Django's ModelBackend doe
 
 from django.contrib.auth.backends import ModelBackend
 
-from quizzes.accounts import statements as account_statements
+from quizzes.accounts import queries as account_queries
 
 
 class StatementModelBackend(ModelBackend):
     """Django's ModelBackend, reading the session's user with one fixed statement."""
 
     def get_user(self, user_id):
-        # Every authenticated page reads its user: one fixed statement (quizzes/accounts/statements.py).
-        user = account_statements.user_get(user_id)
+        # Every authenticated page reads its user: one fixed statement (quizzes/accounts/queries.py).
+        user = account_queries.user_get(user_id)
         return user if user is not None and self.user_can_authenticate(user) else None

@@ -6,12 +6,13 @@ student has answered: those appear only in answer feedback, and only as the quiz
 review options allow at the time of the response.
 """
 
+from django.conf import settings
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 
 from quizzes.api.fields import MAX_ID, IdField, SecondsField, TextLanguage, TextMachine, TranslatedText
-from quizzes.models import Answer, Attempt, Choice, Course, FeedbackTiming, PoolDraw, Question, Quiz
+from quizzes.models import Attempt, Choice, Course, FeedbackTiming, PoolDraw, Question, Quiz
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -198,17 +199,17 @@ def answer_request_ids(data) -> tuple[int, int]:
 WITHHELD = " Null while the quiz's feedback_timing withholds it (see feedback_shown)."
 
 
-class AnswerFeedbackSerializer(serializers.ModelSerializer):
+class AnswerFeedbackSerializer(serializers.Serializer):
     """An answer with its feedback: shown only once the question is answered, and then as the
     quiz's review options allow now (``feedback_timing``, ``show_right_answer``)."""
 
-    # What the review shows of the version the answer records (Answer.shown_*: the answer's
-    # ``review``, attached by the selectors and services). (Not in the docstring: the schema shows it.)
-    correct = serializers.BooleanField(
-        source="shown_correct", read_only=True, allow_null=True, help_text="The grade that counts." + WITHHELD
-    )
+    # An AnswerFeedback (quizzes.attempts.selectors): what the review shows of the version the
+    # answer records. (Not in the docstring: the schema shows it.)
+    question = serializers.IntegerField(source="answer.question_id", read_only=True, help_text="The question.")
+    choice = serializers.IntegerField(source="answer.choice_id", read_only=True, help_text="The choice answered.")
+    correct = serializers.BooleanField(read_only=True, allow_null=True, help_text="The grade that counts." + WITHHELD)
     correct_choice = serializers.IntegerField(
-        source="shown_correct_choice_id",
+        source="correct_choice_id",
         read_only=True,
         allow_null=True,
         help_text=(
@@ -217,20 +218,17 @@ class AnswerFeedbackSerializer(serializers.ModelSerializer):
         ),
     )
     regraded = serializers.BooleanField(
-        source="shown_regraded",
         read_only=True,
         allow_null=True,
         help_text="Whether a regrade changed the grade since the student was shown this feedback." + WITHHELD,
     )
-    explanation = TranslatedText(
-        "explanation", of="shown_feedback_question", allow_null=True, help_text="Why." + WITHHELD
-    )
+    explanation = TranslatedText("explanation", of="explanation_question", allow_null=True, help_text="Why." + WITHHELD)
     explanation_language = TextLanguage(
-        "explanation", of="shown_feedback_question", allow_null=True, help_text="The explanation's language." + WITHHELD
+        "explanation", of="explanation_question", allow_null=True, help_text="The explanation's language." + WITHHELD
     )
     explanation_machine = TextMachine(
         "explanation",
-        of="shown_feedback_question",
+        of="explanation_question",
         allow_null=True,
         help_text="Whether the explanation is a machine translation." + WITHHELD,
     )
@@ -239,23 +237,10 @@ class AnswerFeedbackSerializer(serializers.ModelSerializer):
         read_only=True,
         help_text="Whether correct, regraded and the explanation are shown now (feedback_timing).",
     )
-
-    class Meta:
-        model = Answer
-        fields = [
-            "question",
-            "choice",
-            "correct",
-            "correct_choice",
-            "regraded",
-            "explanation",
-            "explanation_language",
-            "explanation_machine",
-            "feedback_shown",
-            "language",
-            "answered_at",
-        ]
-        read_only_fields = fields
+    language = serializers.ChoiceField(
+        source="answer.language", choices=settings.LANGUAGES, read_only=True, help_text="The language answered in."
+    )
+    answered_at = serializers.DateTimeField(source="answer.answered_at", read_only=True, help_text="When.")
 
 
 class AttemptChoiceSerializer(serializers.Serializer):

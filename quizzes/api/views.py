@@ -33,6 +33,7 @@ from quizzes.api.serializers import (
     answer_request_ids,
 )
 from quizzes.attempts.selectors import (
+    answer_feedback,
     published_quiz_get,
     shown_questions,
     slot_key,
@@ -351,8 +352,9 @@ class AnswerCreateView(LanguageMixin, APIView):
             )
         except Attempt.DoesNotExist:  # the service's lock checks the owner: no read before it
             raise NotFound from None
-        # The feedback (right choice, explanation) of the version answered: Answer.feedback_question.
-        data = renderer(AnswerFeedbackSerializer)(answer)
+        # The feedback (right choice, explanation) of the version answered, as shown now.
+        feedback = answer_feedback(user=request.user, answer=answer, now=timezone.now())
+        data = renderer(AnswerFeedbackSerializer)(feedback)
         return Response(data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 

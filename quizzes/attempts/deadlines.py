@@ -9,7 +9,7 @@ group's members (``course_group_members_changed``). Finished attempts never chan
 practice keeps no deadline.
 
 How it holds under load: the recompute locks the quiz's row first (``FOR UPDATE``), the lock a
-start takes in share (``start_statements.start_reads``) before it reads the settings and
+start takes in share (``start_queries.start_reads``) before it reads the settings and
 overrides, so an attempt starting meanwhile is either seen here or reads what this committed;
 then it locks each attempt in progress, the lock every answer takes first, so an answer is
 judged by the old deadline or the new one, never a mixture. An attempt whose new deadline has

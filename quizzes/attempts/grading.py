@@ -76,7 +76,7 @@ class Graded(Protocol):
 
 
 class AttemptScore(NamedTuple):
-    """An attempt's figures as a fixed statement reads them (``statements.PROGRESS_NAMES``)."""
+    """An attempt's figures as a fixed statement reads them (``queries.PROGRESS_NAMES``)."""
 
     id: int
     state: str

@@ -127,7 +127,7 @@ class Review:
         """How a choice of an answered question is marked for its student: as the right answer
         only where the key is shown, and the chosen one right or wrong only where correctness is.
         The one definition the pages read (``quizzes/jinja2/quizzes/_macros.html``); the API's
-        ``Answer.shown_correct_choice_id`` reads ``right_answer`` as it does."""
+        ``AnswerFeedback.correct_choice_id`` (quizzes.attempts.selectors) reads ``right_answer`` as it does."""
         key = self.right_answer and is_correct
         right = key or (chosen and self.correctness and answered_right)
         return ChoiceMarks(right=right, wrong=chosen and self.correctness and not right, key=key)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from django.db.models import F, Q
 from django.utils import timezone
 
-from quizzes.attempts import grading, rules, start_statements, statements
+from quizzes.attempts import grading, queries, rules, start_queries
 from quizzes.content.cache import ContentQuestion, QuizContent, version_question
 from quizzes.content.layout_cache import layout_content, layout_versions
 from quizzes.models import Answer, Attempt, AttemptQuestion, Course, CourseGroup, Quiz, QuizOverride
@@ -19,7 +19,7 @@ def student_courses(*, user) -> list[Course]:
     ``attempts_used``, ``best_percent``, ``passed`` and ``in_progress_id``
     (``grading.quiz_progress``); ``progress``: its quizzes passed of quizzes
     (``grading.course_progress``). One fixed statement
-    (``quizzes.attempts.statements.courses_of_student``): the courses joined to their quizzes
+    (``quizzes.attempts.queries.courses_of_student``): the courses joined to their quizzes
     and this user's attempts (a row per attempt), graded here. The dashboard, the progress
     endpoint and the API's quiz list run this on every visit.
     """
@@ -30,7 +30,7 @@ def student_dashboard(*, user) -> tuple[list[Course], list[Course]]:
     """``student_courses``, and the courses open to self-enrollment that ``user`` has not
     joined (by slug), from one fixed statement. Each quiz also has its ``finished_attempts``
     that count (Attempt instances with their grade, ``finished_at`` and ``quiz`` only)."""
-    courses, joinable, quiz_rows = statements.courses_of_student(user.pk)
+    courses, joinable, quiz_rows = queries.courses_of_student(user.pk)
     return _with_progress(courses, quiz_rows), joinable
 
 
@@ -70,7 +70,7 @@ def _set_progress(quiz: Quiz, attempts) -> None:
 
 def published_quiz_get(*, slug: str) -> Quiz:
     """A published quiz with its course; raises Quiz.DoesNotExist otherwise (one fixed statement)."""
-    quiz = start_statements.published_quiz(slug)
+    quiz = start_queries.published_quiz(slug)
     if quiz is None:
         raise Quiz.DoesNotExist
     return quiz
@@ -81,9 +81,9 @@ def student_quiz_get(*, user, slug: str) -> tuple[Quiz, bool, list[Attempt]]:
     its course, and their attempts at it, newest first; the quiz with its progress as
     ``student_courses`` gives it, and with its settings for this student: ``rules`` (a
     ``rules.QuizRules``, their overrides applied), ``attempts_left`` (None: unlimited) and
-    ``is_open`` (now). One round trip (``start_statements.published_quiz_for_student``): a
+    ``is_open`` (now). One round trip (``start_queries.published_quiz_for_student``): a
     class opens a quiz at once. An unknown or unpublished quiz raises Quiz.DoesNotExist."""
-    quiz, enrolled, attempts, overrides = start_statements.published_quiz_for_student(slug=slug, user_id=user.pk)
+    quiz, enrolled, attempts, overrides = start_queries.published_quiz_for_student(slug=slug, user_id=user.pk)
     if quiz is None:
         raise Quiz.DoesNotExist
     _set_progress(quiz, attempts)
@@ -97,42 +97,97 @@ def student_attempt_get(*, user, attempt_id: int) -> Attempt:
     """One of ``user``'s own attempts; anyone else's raises Attempt.DoesNotExist.
 
     Only the attempt's row: its quiz's content comes from ``content_cache.quiz_content``.
-    One fixed statement (``quizzes.rows``): a finish, a result and a refused answer read it.
+    One fixed statement (``queries.attempt_get``): a finish, a result and a refused answer read it.
     """
-    attempt = statements.attempt_get(attempt_id=attempt_id, user_id=user.pk)
+    attempt = queries.attempt_get(attempt_id=attempt_id, user_id=user.pk)
     if attempt is None:
         raise Attempt.DoesNotExist
     return attempt
 
 
-def student_attempt_with_answers(*, user, attempt_id: int) -> tuple[Attempt, QuizContent, dict[int, Answer]]:
+@dataclass(frozen=True, slots=True)
+class AnswerFeedback:
+    """A recorded answer as its student may see it now: the answer, ``question`` as the version
+    the answer records showed it (its right choice and explanation are the feedback), and
+    ``review`` (a ``rules.Review``: what of that feedback is shown now). ``correct``,
+    ``correct_choice_id``, ``regraded`` and ``explanation_question`` are None where the
+    review withholds them: the API and the pages read them, and nothing else."""
+
+    answer: Answer
+    question: ContentQuestion
+    review: rules.Review
+
+    @property
+    def question_id(self) -> int:
+        return self.answer.question_id
+
+    @property
+    def choice_id(self) -> int:
+        return self.answer.choice_id
+
+    @property
+    def is_correct(self) -> bool:
+        return self.answer.is_correct
+
+    @property
+    def is_regraded(self) -> bool:
+        """Whether its grade is not the one its feedback gave (the key of the version shown):
+        a regrade changed it since (quizzes/attempts/regrade.py)."""
+        return self.answer.is_correct != (self.answer.choice_id == self.question.correct_choice_id)
+
+    @property
+    def correct(self) -> bool | None:
+        return self.answer.is_correct if self.review.correctness else None
+
+    @property
+    def correct_choice_id(self) -> int | None:
+        return self.question.correct_choice_id if self.review.right_answer else None
+
+    @property
+    def regraded(self) -> bool | None:
+        return self.is_regraded if self.review.correctness else None
+
+    @property
+    def explanation_question(self) -> ContentQuestion | None:
+        """The question its explanation is read from, when the review shows it."""
+        return self.question if self.review.explanation else None
+
+
+def answer_feedback(*, user, answer: Answer, now) -> AnswerFeedback:
+    """``answer`` (one of ``user``'s, with its ``attempt``, ``version_id`` and
+    ``version_token``) with its feedback as shown at ``now``."""
+    return AnswerFeedback(
+        answer, shown_question(answer), student_attempt_review(user=user, attempt=answer.attempt, now=now)
+    )
+
+
+def student_attempt_with_answers(*, user, attempt_id: int) -> tuple[Attempt, QuizContent, dict[int, AnswerFeedback]]:
     """One of ``user``'s attempts, the quiz as its layout shows it (``attempt_content``) and its
-    answers by question, each with its ``content_question`` (the version it records, for its
-    feedback) and its ``review`` (what the student may see of that feedback now: also the
-    attempt's ``review``, with its ``time_left`` and ``feedback_timing``:
+    answers by question, each with its feedback (``AnswerFeedback``: the version it records,
+    and the attempt's ``review``, with its ``time_left`` and ``feedback_timing``:
     ``student_attempt_status_set``), in one statement.
 
     The attempt LEFT JOIN its layout and answers (a row per question), for the
     question page, the most visited page. Raises Attempt.DoesNotExist as
     ``student_attempt_get``.
     """
-    found = statements.attempt_with_answers(attempt_id=attempt_id, user_id=user.pk)
+    found = queries.attempt_with_answers(attempt_id=attempt_id, user_id=user.pk)
     if found is None:
         raise Attempt.DoesNotExist
     attempt, layout, answers = found
     content = attempt_content(attempt=attempt, layout=layout)
     student_attempt_status_set(user=user, attempt=attempt, now=timezone.now())
-    for question in content.questions:
-        answer = answers.get(question.id)
-        if answer is not None:
-            # Its feedback: the version the layout holds, which the answer records.
-            answer.content_question = question
-            answer.review = attempt.review
-    return attempt, content, answers
+    feedback = {
+        # Its feedback: the version the layout holds, which the answer records.
+        question.id: AnswerFeedback(answers[question.id], question, attempt.review)
+        for question in content.questions
+        if question.id in answers
+    }
+    return attempt, content, feedback
 
 
 def student_attempt_status_set(*, user, attempt: Attempt, now) -> Attempt:
-    """Attach to ``attempt`` (its ``quiz`` holding ``statements.REVIEW_NAMES``) what its student
+    """Attach to ``attempt`` (its ``quiz`` holding ``queries.REVIEW_NAMES``) what its student
     is told of it at ``now``: its ``review`` (``student_attempt_review``), its
     ``feedback_timing`` (``rules.feedback_timing``) and its ``time_left`` (``rules.time_left``)."""
     attempt.review = student_attempt_review(user=user, attempt=attempt, now=now)
@@ -143,24 +198,21 @@ def student_attempt_status_set(*, user, attempt: Attempt, now) -> Attempt:
 
 def student_attempt_review(*, user, attempt: Attempt, now) -> rules.Review:
     """What ``attempt``'s feedback shows ``user`` at ``now`` (``rules.attempt_review``); its
-    ``quiz`` holds what the review reads (``statements.REVIEW_NAMES``). The student's overrides
+    ``quiz`` holds what the review reads (``queries.REVIEW_NAMES``). The student's overrides
     are read only when the timing waits for the quiz's close."""
     quiz = attempt.quiz
 
     def closes_at():
-        return rules.closes_at_for(quiz, start_statements.student_overrides(user_id=user.pk, quiz_id=quiz.pk))
+        return rules.closes_at_for(quiz, start_queries.student_overrides(user_id=user.pk, quiz_id=quiz.pk))
 
     return rules.attempt_review(quiz=quiz, attempt=attempt, closes_at=closes_at, now=now)
 
 
-def student_answer_get(*, user, attempt_id: int, question_id: int, now) -> Answer | None:
-    """The answer recorded to this question in ``user``'s attempt, or None: with its ``attempt``,
-    its ``content_question`` (``shown_question``) and its ``review`` at ``now``."""
-    answer = statements.recorded_answer(attempt_id=attempt_id, user_id=user.pk, question_id=question_id)
-    if answer is not None:
-        answer.content_question = shown_question(answer)
-        answer.review = student_attempt_review(user=user, attempt=answer.attempt, now=now)
-    return answer
+def student_answer_get(*, user, attempt_id: int, question_id: int, now) -> AnswerFeedback | None:
+    """The answer recorded to this question in ``user``'s attempt with its feedback at ``now``,
+    or None."""
+    answer = queries.recorded_answer(attempt_id=attempt_id, user_id=user.pk, question_id=question_id)
+    return None if answer is None else answer_feedback(user=user, answer=answer, now=now)
 
 
 def shown_question(answer: Answer) -> ContentQuestion:
@@ -193,10 +245,10 @@ class ShownQuestion:
     """A question of an attempt as its layout shows it, and its answer (None before one)."""
 
     question: ContentQuestion
-    answer: Answer | None
+    answer: Answer | AnswerFeedback | None  # AnswerFeedback for the student, the bare Answer for staff
 
 
-def shown_questions(*, content: QuizContent, answers: dict[int, Answer]) -> list[ShownQuestion]:
+def shown_questions(*, content: QuizContent, answers: dict[int, Answer | AnswerFeedback]) -> list[ShownQuestion]:
     """The questions of an attempt (``attempt_content``) in its order, each with its answer
     (``student_attempt_with_answers`` gives them, with their feedback's question)."""
     return [ShownQuestion(question, answers.get(question.id)) for question in content.questions]

@@ -16,13 +16,10 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from common.dates import local_datetime
-from quizzes.attempts import grading, metrics, rules, start_statements, statements
+from quizzes.attempts import grading, metrics, queries, rules, start_queries
 from quizzes.attempts.layout import DrawSettings, layout_draw
 from quizzes.attempts.selectors import (
     attempts_missed_questions,
-    shown_question,
-    student_answer_get,
-    student_attempt_review,
 )
 from quizzes.managers import GRADED_IS_PRACTICE
 from quizzes.models import Answer, Attempt, AttemptQuestion, Question, Quiz
@@ -95,8 +92,8 @@ def attempt_start(*, user, quiz: Quiz) -> tuple[Attempt, bool]:
         # Locking the enrollment serialises one student's starts of one course. Only
         # that row: locking the course too would serialise every student's start in
         # it. The lock and what is read after it travel in one message of fixed SQL
-        # (quizzes/attempts/statements.py): a class arrives at once.
-        reads = start_statements.start_reads(user_id=user.pk, course_id=quiz.course_id, quiz_id=quiz.pk)
+        # (quizzes/attempts/queries.py): a class arrives at once.
+        reads = start_queries.start_reads(user_id=user.pk, course_id=quiz.course_id, quiz_id=quiz.pk)
         _enrolled_check(quiz, reads)
         graded = [attempt for attempt in reads.attempts if attempt.counts_for_grade]
         current = next((attempt for attempt in graded if attempt.state == Attempt.State.IN_PROGRESS), None)
@@ -155,7 +152,7 @@ def start_refusal_check(quiz_rules: rules.QuizRules, now) -> None:
 
 def _attempt_create(user, quiz: Quiz, slots, *, number: int, **values) -> tuple[Attempt, bool]:
     """INSERT the attempt and its layout (in the caller's transaction, after ``start_reads``)."""
-    attempt = start_statements.attempt_insert(
+    attempt = start_queries.attempt_insert(
         user_id=user.pk, quiz_id=quiz.pk, number=number, max_score=len(slots), pass_mark=quiz.pass_mark, **values
     )
     if attempt is None:
@@ -166,7 +163,7 @@ def _attempt_create(user, quiz: Quiz, slots, *, number: int, **values) -> tuple[
         if current is None:  # it took this attempt's number and finished already
             raise AttemptError(START_RACED, code="start_conflict", status=409)
         return current, False
-    start_statements.layout_insert(attempt_id=attempt.pk, slots=slots)
+    start_queries.layout_insert(attempt_id=attempt.pk, slots=slots)
     outbox.attempt_started(attempt)
     metrics.ATTEMPTS_STARTED.labels("true" if values["is_practice"] else "false").inc()
     attempt.quiz = quiz
@@ -188,7 +185,7 @@ def practice_start(*, user, attempt_id: int) -> tuple[Attempt, bool]:
     if not source.is_finished:
         raise AttemptError(PRACTICE_UNFINISHED, code="attempt_not_finished", status=409)
     with transaction.atomic():
-        reads = start_statements.start_reads(user_id=user.pk, course_id=quiz.course_id, quiz_id=quiz.pk)
+        reads = start_queries.start_reads(user_id=user.pk, course_id=quiz.course_id, quiz_id=quiz.pk)
         _enrolled_check(quiz, reads)
         closes_at = rules.quiz_rules(reads.settings or quiz, reads.overrides).closes_at
         if not rules.attempt_review(quiz=quiz, attempt=source, closes_at=lambda: closes_at, now=now).correctness:
@@ -215,13 +212,12 @@ def attempt_answer_submit(
     Returns the answer and whether it is new: submitting the recorded choice
     again (a double click, a retry) returns the recorded answer; another choice
     is refused with ``already_answered``. The answer comes with its ``attempt``
-    and ``content_question``, the question as the version it records showed it
-    (the right choice and explanation, for feedback). An attempt that is not ``user``'s (or no
+    (its feedback: ``selectors.answer_feedback``). An attempt that is not ``user``'s (or no
     attempt) raises Attempt.DoesNotExist. ``position``, for a form shown on a
     question's page, refuses an answer to any other question
     (``question_not_shown``): never record what the student did not see.
 
-    The database decides, in one transaction (``statements.answer_write``): the
+    The database decides, in one transaction (``queries.answer_write``): the
     attempt's row lock, which checks its owner, then the INSERT, which checks
     the attempt is in progress and not past its deadline (``rules.deadline_cutoff``: past it,
     the refusal is ``deadline_passed`` and the attempt is finished, unless a teacher's change
@@ -258,7 +254,7 @@ class _DeadlineMoved(Exception):
 
 def _answer_record(*, user, attempt_id, question_id, choice_id, language, position, now) -> tuple[Answer, bool]:
     try:
-        attempt, answer = statements.answer_write(
+        attempt, answer = queries.answer_write(
             attempt_id=attempt_id,
             user_id=user.pk,
             question_id=question_id,
@@ -269,7 +265,7 @@ def _answer_record(*, user, attempt_id, question_id, choice_id, language, positi
         )
     except IntegrityError:
         # Answered already (by this request's twin, or before); nothing was written.
-        existing = student_answer_get(user=user, attempt_id=attempt_id, question_id=question_id, now=now)
+        existing = queries.recorded_answer(attempt_id=attempt_id, user_id=user.pk, question_id=question_id)
         if existing is None:
             raise
         if existing.choice_id == choice_id:
@@ -280,8 +276,6 @@ def _answer_record(*, user, attempt_id, question_id, choice_id, language, positi
     if answer is None:
         raise _answer_refusal(attempt, question_id=question_id, choice_id=choice_id, position=position, now=now)
     answer.attempt = attempt
-    answer.content_question = shown_question(answer)
-    answer.review = student_attempt_review(user=user, attempt=attempt, now=now)
     metrics.ANSWERS_RECORDED.inc()
     return answer, True
 

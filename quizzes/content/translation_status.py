@@ -36,7 +36,7 @@ makes its translations current again, and an export can show the translator
 the English a stale translation was written against.
 
 Writes stamp, all through ``translations_stamp``: the admin forms
-(``quizzes.content.forms.TranslationStampMixin``) stamp each translation an
+(``quizzes.admin.content_forms.TranslationStampMixin``) stamp each translation an
 editor changed, and only those (a change of the English alone leaves its
 translations stale), as ``translated``; ``import_quiz`` stamps the language it
 imports; ``import_translations`` stamps each unit with the state its file

@@ -167,39 +167,6 @@ class Answer(models.Model):
     def __str__(self):
         return f"{self.attempt} · Q{self.question.position}"
 
-    @property
-    def feedback_question(self):
-        """The question its feedback (right choice, explanation) is read from: as the version
-        it records showed it (``content_question``, a ``quizzes.content.cache.ContentQuestion``,
-        which ``attempt_answer_submit`` and the attempt selectors attach)."""
-        return self.content_question
-
-    @property
-    def is_regraded(self) -> bool:
-        """Whether its grade is not the one its feedback gave (the key of the version shown):
-        a regrade changed it since (quizzes/attempts/regrade.py)."""
-        return self.is_correct != (self.choice_id == self.feedback_question.correct_choice_id)
-
-    # What its student may see of it now, by its ``review`` (a ``quizzes.attempts.rules.Review``,
-    # which the attempt selectors and services attach): None where the review withholds it.
-
-    @property
-    def shown_correct(self) -> bool | None:
-        return self.is_correct if self.review.correctness else None
-
-    @property
-    def shown_correct_choice_id(self) -> int | None:
-        return self.feedback_question.correct_choice_id if self.review.right_answer else None
-
-    @property
-    def shown_regraded(self) -> bool | None:
-        return self.is_regraded if self.review.correctness else None
-
-    @property
-    def shown_feedback_question(self):
-        """``feedback_question`` when its explanation may be shown, else None."""
-        return self.feedback_question if self.review.explanation else None
-
 
 class Regrade(models.Model):
     """A change of a question's correct choice after students answered it, and what it did.

@@ -6,7 +6,7 @@ means it exists exactly when that record does: a rolled-back answer sends nothin
 committed one is sent even if the receiver is down for a day.
 
 The events an attempt's services report: its start, each answer (in the answer's own statement:
-``quizzes.outbox.statements``) and its finish, which also sends the student's grade to every LTI
+``quizzes.outbox.queries``) and its finish, which also sends the student's grade to every LTI
 line item the quiz is bound to for them (``LtiGradeTarget``).
 """
 

@@ -28,6 +28,8 @@ from quizzes.api.serializers import (
 )
 from quizzes.api.views import attempt_rendered
 from quizzes.attempts.selectors import (
+    AnswerFeedback,
+    answer_feedback,
     student_courses,
     student_quiz_get,
     student_quizzes,
@@ -70,8 +72,8 @@ def assert_many_as_drf(serializer_class, objects):
     return found
 
 
-def answer_with_snapshot(user, attempt, quiz, position: int, *, right: bool) -> Answer:
-    """An answer as the answer endpoint has it: its question from the content snapshot."""
+def answer_with_snapshot(user, attempt, quiz, position: int, *, right: bool) -> AnswerFeedback:
+    """An answer's feedback as the answer endpoint has it: its question from the content snapshot."""
     question = quiz_content(quiz.pk).question_at(position)
     choice = next(choice for choice in question.choices if choice.is_correct == right)
     answer, _created = attempt_answer_submit(
@@ -81,8 +83,7 @@ def answer_with_snapshot(user, attempt, quiz, position: int, *, right: bool) -> 
         choice_id=choice.id,
         language=translation.get_language(),
     )
-    assert answer.content_question is not None
-    return answer
+    return answer_feedback(user=user, answer=answer, now=timezone.now())
 
 
 class TestQuizzes:
@@ -178,9 +179,8 @@ class TestFeedback:
         for position, right in [(1, True), (2, False), (3, False)]:
             answer = answer_with_snapshot(student, attempt, content[GC], position, right=right)
             from_cache = assert_as_drf(AnswerFeedbackSerializer, answer)
-            recorded = Answer.objects.select_related("version").get(pk=answer.pk)
-            recorded.content_question = version_question(recorded.version, position=position)
-            recorded.review = answer.review
+            recorded = Answer.objects.select_related("version").get(pk=answer.answer.pk)
+            recorded = AnswerFeedback(recorded, version_question(recorded.version, position=position), answer.review)
             assert_as_drf(AnswerFeedbackSerializer, recorded, from_cache)  # the cache tells the version's truth
             assert from_cache["correct"] is right and from_cache["regraded"] is False
 
@@ -196,7 +196,9 @@ class TestFeedback:
             choice_id=question.choices.get(is_correct=False, position=2).pk,
             language=translation.get_language(),
         )
-        found = assert_as_drf(AnswerFeedbackSerializer, answer)
+        found = assert_as_drf(
+            AnswerFeedbackSerializer, answer_feedback(user=student, answer=answer, now=timezone.now())
+        )
         assert found["correct_choice"] == question.choices.get(is_correct=True).pk and found["correct"] is False
 
     def test_no_right_choice_and_no_explanation(self, student, content):
@@ -208,7 +210,9 @@ class TestFeedback:
         answer, _created = attempt_answer_submit(
             user=student, attempt_id=attempt.pk, question_id=question.pk, choice_id=choice.pk, language="en"
         )
-        found = assert_as_drf(AnswerFeedbackSerializer, answer)
+        found = assert_as_drf(
+            AnswerFeedbackSerializer, answer_feedback(user=student, answer=answer, now=timezone.now())
+        )
         assert (found["correct_choice"], found["explanation"], found["explanation_language"]) == (None, "", "en")
 
 

@@ -10,15 +10,15 @@ import pytest
 from django.test import Client
 from django.utils.translation import ngettext
 
+from quizzes.admin.overrides import NO_DEADLINE_MOVED
 from quizzes.attempts.deadlines import attempt_deadlines_recompute
 from quizzes.attempts.services import attempt_finish, attempt_start, practice_start
 from quizzes.models import Attempt, CourseGroup, QuizOverride
-from quizzes.staff.overrides_admin import NO_DEADLINE_MOVED
+from tests.admin.test_admin_teachers_settings import add_override, dates, errors, quiz_page_data
 from tests.admin_forms import admin_url, form_data
 from tests.api.conftest import token_client
 from tests.attempts.conftest import GRACE, NOW
 from tests.factories import EnrollmentFactory, UserFactory
-from tests.staff.test_admin_teachers_settings import add_override, dates, errors, quiz_page_data
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from quizzes.attempts import statements
+from quizzes.attempts import queries
 from quizzes.managers import graded_q
 from quizzes.models import Answer, Attempt, Quiz
 from tests.factories import AttemptFactory
@@ -82,6 +82,6 @@ def test_the_orm_and_python_forms_agree(student, gc_quiz, case):
 @pytest.mark.parametrize("case", CASES, ids=str)
 def test_the_dashboards_fixed_sql_agrees_with_the_orm(student, gc_quiz, case):
     attempts_made(student, gc_quiz, case)
-    _enrolled, _joinable, rows = statements.courses_of_student(student.pk)
+    _enrolled, _joinable, rows = queries.courses_of_student(student.pk)
     shown = {attempt.pk for quiz, attempt in rows if attempt is not None and quiz.pk == gc_quiz.pk}
     assert shown == set(Attempt.objects.graded().filter(user=student, quiz=gc_quiz).values_list("pk", flat=True))

@@ -26,7 +26,7 @@ from quizzes.attempts import grading
 from quizzes.attempts.regrade import question_correct_choice_change, question_regrade_plan
 from quizzes.attempts.selectors import student_courses, student_quizzes
 from quizzes.models import Attempt, Course
-from quizzes.staff.reports.gradebook import gradebook_cells
+from quizzes.reports.gradebook import gradebook_cells
 from tests.api import (
     PROGRESS_URL,
     QUIZZES_URL,

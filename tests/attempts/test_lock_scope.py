@@ -29,8 +29,8 @@ pytestmark = [
 
 @pytest.fixture(autouse=True)
 def statements_as_text(settings):
-    """quizzes/attempts/statements.py's statements travel as EXECUTEs of prepared ones on PostgreSQL: send
-    them as text here, to be read. Both are the same SQL (tests/attempts/test_statements.py)."""
+    """quizzes/attempts/queries.py's statements travel as EXECUTEs of prepared ones on PostgreSQL: send
+    them as text here, to be read. Both are the same SQL (tests/attempts/test_queries.py)."""
     settings.QUIZZES_PREPARED_STATEMENTS = False
 
 
@@ -43,7 +43,7 @@ def locks(work) -> list[tuple[str, str]]:
     with CaptureQueriesContext(connection) as queries:
         work()
     found = []
-    # A message may hold several statements (quizzes/attempts/statements.py sends a transaction's reads together).
+    # A message may hold several statements (quizzes/attempts/queries.py sends a transaction's reads together).
     for sql in (statement for query in queries.captured_queries for statement in query["sql"].split("; ")):
         match = LOCK.search(sql)
         if match:

@@ -16,8 +16,8 @@ from quizzes.attempts.regrade import (
 )
 from quizzes.attempts.services import attempt_answer_submit, attempt_finish
 from quizzes.models import Answer, Attempt, AttemptQuestion, Choice, QuestionVersion, Quiz, Regrade
+from tests.admin.test_safe_edits import _in_thread, _regrade_held
 from tests.factories import AnswerFactory, AttemptFactory, EnrollmentFactory, UserFactory, current_version
-from tests.staff.test_safe_edits import _in_thread, _regrade_held
 
 pytestmark = pytest.mark.django_db
 

@@ -3,7 +3,7 @@ deadlines, the grace, the review and the time left.
 
 The rules are plain functions of the quiz, its overrides, the attempt and a time: most tests
 here need no database. The grace's edge is also checked through the answer's INSERT, whose
-condition (``deadline >= cutoff``, quizzes/attempts/statements.py) must agree with
+condition (``deadline >= cutoff``, quizzes/attempts/queries.py) must agree with
 ``rules.is_overdue`` to the microsecond.
 """
 

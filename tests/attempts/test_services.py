@@ -3,6 +3,7 @@
 import pytest
 from django.utils import timezone
 
+from quizzes.attempts.selectors import answer_feedback
 from quizzes.attempts.services import (
     ALREADY_ANSWERED,
     ATTEMPT_FINISHED,
@@ -194,9 +195,11 @@ class TestAnswerSubmit:
         assert recorded.language == "ur"
         assert recorded.answered_at is not None
         assert Answer.objects.get().pk == recorded.pk
-        # What the feedback is built from: the question as the checked content holds it.
-        assert recorded.content_question.id == choice.question_id
-        assert recorded.content_question.correct_choice_id == choice.pk
+        # What the feedback is built from: the question as the version answered holds it.
+        feedback = answer_feedback(user=attempt.user, answer=recorded, now=timezone.now())
+        assert feedback.question.id == choice.question_id
+        assert feedback.question.correct_choice_id == choice.pk
+        assert (feedback.correct, feedback.correct_choice_id) == (True, choice.pk)
 
     def test_records_a_wrong_answer(self, attempt, gc_quiz):
         recorded, created = answer(attempt, wrong(gc_quiz, 2), language="sn")
@@ -215,7 +218,7 @@ class TestAnswerSubmit:
         assert created is False
         assert again.pk == first.pk
         assert again.language == "en"  # the first answer is the record
-        assert (again.attempt, again.content_question.id) == (attempt, again.question_id)
+        assert again.attempt == attempt
         assert Answer.objects.count() == 1
 
     def test_another_choice_refused_with_the_recorded_answer(self, attempt, gc_quiz):

@@ -14,7 +14,7 @@ from tests.browser import admin_login
 from tests.browser.conftest import expect, screenshot
 from tests.browser.test_accessibility import assert_no_serious_violations
 from tests.factories import AttemptFactory, UserFactory
-from tests.staff.test_gradebook import finished
+from tests.reports.test_gradebook import finished
 
 EDITOR = "browser-gradebook-editor"
 COURSE = "memory-efficient-training"

@@ -10,7 +10,7 @@ from quizzes.models import Attempt, Quiz
 from tests.browser import admin_login
 from tests.browser.conftest import EDITOR_USERNAME, expect, questions_of, screenshot
 from tests.browser.test_accessibility import assert_no_serious_violations
-from tests.staff.test_item_statistics import seed_attempts
+from tests.reports.test_item_statistics import seed_attempts
 
 SLUG = "gradient-checkpointing"
 

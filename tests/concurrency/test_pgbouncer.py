@@ -28,7 +28,7 @@ from django.db import connection, connections
 from django.test.utils import CaptureQueriesContext
 
 from common import sql as fixed_sql
-from quizzes.accounts import statements as account_statements
+from quizzes.accounts import queries as account_queries
 from tests import figures
 from tests.concurrency import FAULT_REPORT, HTTP_TIMEOUT, requires_postgresql, run_together, unexpected
 from tests.concurrency import test_races as races
@@ -266,7 +266,7 @@ def test_the_fixed_sql_is_sent_as_text_through_pgbouncer(student):
     assert not fixed_sql.prepares(connection)
     with CaptureQueriesContext(connection) as queries:
         for _ in range(3):
-            assert account_statements.user_get(student.pk).pk == student.pk
+            assert account_queries.user_get(student.pk).pk == student.pk
     assert [query["sql"].split()[0] for query in queries.captured_queries] == ["SELECT"] * 3
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from quizzes.attempts import start_statements, statements
+from quizzes.attempts import queries, start_queries
 from quizzes.managers import is_answered
 from quizzes.models import Choice, Question, Quiz
 from tests.factories import AttemptFactory, answer_row
@@ -52,11 +52,11 @@ def test_the_fixed_sql_of_a_published_quiz_agrees_with_the_orm(student, gc_quiz,
     by_orm = set(Quiz.objects.published().values_list("pk", flat=True))
     assert (gc_quiz.pk in by_orm) is published
     for quiz in Quiz.objects.all():
-        found = start_statements.published_quiz(quiz.slug)
+        found = start_queries.published_quiz(quiz.slug)
         assert (found is not None) is (quiz.pk in by_orm), quiz.slug
-        student_quiz = start_statements.published_quiz_for_student(slug=quiz.slug, user_id=student.pk)
+        student_quiz = start_queries.published_quiz_for_student(slug=quiz.slug, user_id=student.pk)
         assert (student_quiz.quiz is not None) is (quiz.pk in by_orm), quiz.slug
-    _enrolled, _joinable, rows = statements.courses_of_student(student.pk)
+    _enrolled, _joinable, rows = queries.courses_of_student(student.pk)
     enrolled_quizzes = Quiz.objects.filter(course__enrollments__user=student)
     assert {quiz.pk for quiz, _attempt in rows} == set(enrolled_quizzes.published().values_list("pk", flat=True))
 

@@ -11,10 +11,10 @@ from translate.storage.po import pofile
 from quizzes.content.problems import content_warnings
 from quizzes.content.translation_checks import translation_problems
 from quizzes.models import Choice, Question, Quiz
+from tests.admin.test_safe_edits import question_post_data
 from tests.admin_forms import admin_url
 from tests.conftest import html_tree
 from tests.content.test_validate_content import WARNING, run_validate
-from tests.staff.test_safe_edits import question_post_data
 
 LRI, PDI, LRM = "\u2066", "\u2069", "\u200e"
 PO_FILE = Path(__file__).parent / "files" / "translation_checks_ur.po"

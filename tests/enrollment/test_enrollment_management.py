@@ -12,6 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import translation
 
+from quizzes.admin import enrollment_forms as enrollment_forms
 from quizzes.attempts.services import AttemptError, attempt_start
 from quizzes.enrollment import services as enrollment_services
 from quizzes.enrollment.services import (
@@ -23,7 +24,6 @@ from quizzes.enrollment.services import (
     enrollments_bulk_plan,
 )
 from quizzes.models import Answer, Attempt, Enrollment, EnrollmentChange
-from quizzes.staff import enrollment_forms as enrollment_forms
 from tests.factories import AnswerFactory, AttemptFactory, CourseFactory, QuizFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
