@@ -2,8 +2,9 @@
 
 One parametrized test per cell of ``MATRIX``: the expected status (and, for a
 redirect, where it goes), and that the request changed exactly what it should
-(nothing at all when it is refused). Each cell gets a fresh database: the seed
-content, the six actors, and the owner's attempts.
+(nothing at all when it is refused). The cells share one world, made once: the seed
+content, the six actors, and the owner's attempts; each cell runs in a transaction rolled
+back after it, so each starts from that world as it was made.
 
 Expected statuses (docs/integrations.md, docs/teachers.md):
 
@@ -27,13 +28,16 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 import pytest
+from django.db import transaction
 from django.test import Client
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from quizzes.models import Answer, Attempt, Enrollment
+from quizzes.accounts.roles import CONTENT_EDITORS, staff_groups_ensure
+from quizzes.models import Answer, Attempt, Course, Enrollment, Quiz
 from tests import figures
-from tests.factories import DEFAULT_PASSWORD, AttemptFactory, CourseFactory, UserFactory
+from tests.conftest import content_load
+from tests.factories import DEFAULT_PASSWORD, AttemptFactory, CourseFactory, EnrollmentFactory, UserFactory
 
 ACTORS = ("anonymous", "outsider", "owner", "other", "editor", "superuser")
 """Rows: nobody; a user enrolled nowhere; the enrolled student who owns the
@@ -203,23 +207,40 @@ class World:
         raise AssertionError(f"unknown redirect target {target!r}")
 
 
+@pytest.fixture(scope="module")
+def shared_world(django_db_setup, django_db_blocker):
+    """The world of every cell, made once in a transaction that stays open while the cells run
+    and is rolled back after them (as Django's ``setUpTestData``): each cell's own transaction
+    (the ``db`` fixture's) is a savepoint inside it, rolled back after the cell."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        content_load()
+        course = Course.objects.get(slug="memory-efficient-training")
+        quiz = Quiz.objects.get(slug="gradient-checkpointing")
+        student, other = UserFactory(username="student-1"), UserFactory(username="student-2")
+        for enrolled in (student, other):
+            EnrollmentFactory(user=enrolled, course=course)
+        editor = UserFactory(username="editor-1", is_staff=True)
+        editor.groups.add(staff_groups_ensure()[CONTENT_EDITORS])
+        yield World(
+            users={
+                "outsider": UserFactory(username="outsider-1"),
+                "owner": student,
+                "other": other,
+                "editor": editor,
+                "superuser": UserFactory(username="superuser-1", is_staff=True, is_superuser=True),
+            },
+            quiz=quiz,
+            finished=AttemptFactory(user=student, quiz=quiz, number=1, finished=True),
+            attempt=AttemptFactory(user=student, quiz=quiz, number=2),
+            open_course=CourseFactory(slug="open-course", allow_self_enrollment=True),
+            closed_course=CourseFactory(slug="closed-course", allow_self_enrollment=False),
+        )
+        transaction.set_rollback(True)
+
+
 @pytest.fixture
-def world(content, gc_quiz, student, other_student, outsider, editor) -> World:
-    superuser = UserFactory(username="superuser-1", is_staff=True, is_superuser=True)
-    return World(
-        users={
-            "outsider": outsider,
-            "owner": student,
-            "other": other_student,
-            "editor": editor,
-            "superuser": superuser,
-        },
-        quiz=gc_quiz,
-        finished=AttemptFactory(user=student, quiz=gc_quiz, number=1, finished=True),
-        attempt=AttemptFactory(user=student, quiz=gc_quiz, number=2),
-        open_course=CourseFactory(slug="open-course", allow_self_enrollment=True),
-        closed_course=CourseFactory(slug="closed-course", allow_self_enrollment=False),
-    )
+def world(shared_world, db) -> World:
+    return shared_world
 
 
 def counts() -> tuple[int, int, int, int]:

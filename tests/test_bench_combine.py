@@ -5,6 +5,8 @@ import pytest
 from benchmarks.ab import extra_env
 from benchmarks.run import P99_LIMIT_MS, QUANTILES, combine, drift, passes
 
+pytestmark = pytest.mark.database_independent
+
 
 def wrk_slice(*, requests: int, seconds: float, latency_ms: float, issued=(0, 0), app_cpu_s=0.0) -> dict:
     """A wrk run whose every request took ``latency_ms``."""

@@ -4,6 +4,8 @@ import pytest
 
 from benchmarks import school
 
+pytestmark = pytest.mark.database_independent
+
 PARTS = ("gunicorn", "postgresql", "pgbouncer", "nginx", "redis", "client")
 
 

@@ -4,7 +4,10 @@ import re
 import runpy
 from pathlib import Path
 
+import pytest
 from fontTools.ttLib import TTFont
+
+pytestmark = pytest.mark.database_independent
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 font_subset = runpy.run_path(str(PROJECT_DIR / "scripts" / "font_subset.py"), run_name="font_subset")

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.database_independent
+
 answerer = runpy.run_path(str(Path(__file__).parents[1] / "scripts" / "fuzz_answerer.py"), run_name="fuzz_answerer")
 
 ATTEMPT = {"id": 7, "questions": [{"id": 1, "choices": [{"id": 10}, {"id": 11}], "feedback": None}]}

@@ -12,6 +12,8 @@ import polib
 import pytest
 from django.utils import translation
 
+pytestmark = pytest.mark.database_independent
+
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 LOCALE_DIR = PROJECT_DIR / "locale"
 LANGUAGES = ("ur", "sn", "id")

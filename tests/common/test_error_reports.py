@@ -63,6 +63,8 @@ import django, sentry_sdk
 django.setup()
 from django.test import Client
 from django.test.utils import override_settings, setup_test_environment
+
+pytestmark = pytest.mark.database_independent
 setup_test_environment()
 assert sentry_sdk.get_client().options["send_default_pii"] is False
 with override_settings(ROOT_URLCONF="tests.common.logging_urls", DEBUG=False):

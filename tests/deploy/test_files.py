@@ -15,6 +15,8 @@ import requests
 from tests.deploy import nginx
 from tests.processes import free_port
 
+pytestmark = pytest.mark.database_independent
+
 PROJECT_DIR = nginx.PROJECT_DIR
 GUNICORN_CONF = PROJECT_DIR / "deploy" / "gunicorn.conf.py"
 UNITS = sorted((PROJECT_DIR / "deploy" / "systemd").glob("*.service"))

@@ -18,6 +18,8 @@ from jinja2.ext import extract_from_ast
 
 from quizzes.content.languages import TRANSLATION_LANGUAGES
 
+pytestmark = pytest.mark.database_independent
+
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 TEMPLATES = sorted((PROJECT_DIR / "quizzes" / "jinja2").rglob("*.html"))
 CATALOGUE = PROJECT_DIR / "locale" / "{language}" / "LC_MESSAGES" / "django.po"
