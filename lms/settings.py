@@ -59,6 +59,8 @@ METRICS_ENABLED = os.environ.get("LMS_METRICS", "1") != "0"
 METRICS_ALLOWED_NETWORKS = env_list("LMS_METRICS_ALLOWED_NETWORKS", "127.0.0.0/8,::1/128")
 
 INSTALLED_APPS = [
+    # Domain-free infrastructure; first for its loaddata (common/management/commands/loaddata.py).
+    "common",
     # modeltranslation must come before the admin so that its admin patches apply.
     "modeltranslation",
     "django.contrib.admin",

@@ -47,6 +47,7 @@ from django.db.models import OuterRef, Subquery
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
+from common.loading import collecting, when_loaded
 from quizzes.content.languages import translated_fields
 from quizzes.content.shown import shown_columns
 from quizzes.content.versions import question_version_sync
@@ -341,9 +342,24 @@ def quiz_content_invalidate(quiz_id: int) -> None:
     _invalidate([quiz_id])
 
 
+@when_loaded
+def quiz_contents_loaded(touched: dict) -> None:
+    """After rows were loaded whole (``common.loading``): each quiz whose course, quiz,
+    questions, choices or draws were written brought up to date once
+    (``quiz_content_invalidate``: its questions' versions, then its content's version)."""
+    quiz_ids = set(touched["quizzes"])
+    quiz_ids |= set(Question.objects.filter(pk__in=touched["questions"]).values_list("quiz_id", flat=True))
+    for quiz_id in sorted(quiz_ids):
+        quiz_content_invalidate(quiz_id)
+
+
 def _invalidate(quiz_ids) -> None:
     quiz_ids = sorted({quiz_id for quiz_id in quiz_ids if quiz_id is not None})
     if not quiz_ids:
+        return
+    touched = collecting()
+    if touched is not None:  # rows loaded whole: once per quiz at the end (quiz_contents_loaded)
+        touched["quizzes"].update(quiz_ids)
         return
     _versions_bump(quiz_ids)
 
@@ -380,6 +396,8 @@ def _question_changed(sender, instance, **kwargs):
 
 @receiver([post_save, post_delete], sender=Choice, dispatch_uid="quiz_content_choice")
 def _choice_changed(sender, instance, **kwargs):
+    if collecting() is not None:  # its question's quiz is found at the end (quiz_contents_loaded)
+        return
     question = instance._state.fields_cache.get("question")
     if question is not None:
         _invalidate([question.quiz_id])

@@ -37,6 +37,7 @@ from django.db.models import QuerySet
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
+from common.loading import collecting
 from quizzes.content.languages import LANGUAGES, SOURCE_LANGUAGE, column, translated_fields
 from quizzes.content.shown import shown_columns
 from quizzes.models import AttemptQuestion, Choice, Question, QuestionVersion, Quiz, new_token
@@ -144,14 +145,24 @@ def question_current_version(question_id: int) -> QuestionVersion | None:
     return QuestionVersion.objects.filter(question_id=question_id).order_by("-number").first()
 
 
+def _sync_asked(question_id: int) -> None:
+    """A question's rows were written: its version synced now, or once at the end of a load
+    (``common.loading``; ``quizzes.content.cache.quiz_contents_loaded`` syncs them)."""
+    touched = collecting()
+    if touched is None:
+        question_version_sync(question_id)
+    else:
+        touched["questions"].add(question_id)
+
+
 @receiver(post_save, sender=Question, dispatch_uid="question_version_question")
 def _question_saved(sender, instance, **kwargs):
-    question_version_sync(instance.pk)
+    _sync_asked(instance.pk)
 
 
 @receiver(post_save, sender=Choice, dispatch_uid="question_version_choice_saved")
 def _choice_saved(sender, instance, **kwargs):
-    question_version_sync(instance.question_id)
+    _sync_asked(instance.question_id)
 
 
 @receiver(post_delete, sender=Choice, dispatch_uid="question_version_choice_deleted")
@@ -159,4 +170,4 @@ def _choice_deleted(sender, instance, origin=None, **kwargs):
     # A choice deleted with its question (or its quiz) leaves no version to update.
     deleted_itself = isinstance(origin, Choice) or (isinstance(origin, QuerySet) and origin.model is Choice)
     if deleted_itself:
-        question_version_sync(instance.question_id)
+        _sync_asked(instance.question_id)

@@ -1,14 +1,18 @@
 """The fixtures: the seed content with a right answer key, loadable twice."""
 
+import json
 import re
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.core.serializers.base import DeserializationError
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from quizzes.content.languages import TRANSLATION_LANGUAGES, column
-from quizzes.models import Choice, Course, Question, Quiz
+from quizzes.content.versions import question_current_version, question_version_content
+from quizzes.models import Choice, Course, Question, QuestionVersion, Quiz, QuizContentVersion
 from tests.conftest import FIXTURE_FILES, load_fixtures
 
 GC = "gradient-checkpointing"
@@ -131,6 +135,56 @@ class TestContent:
             for language in TRANSLATION_LANGUAGES:
                 if getattr(choice, column("text", language)) == choice.text_en:
                     assert choice.text_en.startswith("torch."), choice.text_en
+
+
+class TestDerivedRows:
+    """What loaddata makes from the rows (versions, the content's version) is made once per
+    quiz at the end of the load (quizzes/management/commands/loaddata.py), not per row."""
+
+    def test_a_load_costs_a_few_queries_per_row_and_makes_every_version(self, db):
+        with CaptureQueriesContext(connection) as captured:
+            call_command("loaddata", *FIXTURE_FILES, verbosity=0)
+        loaded = sum(counts())
+        assert loaded == 83
+        sent = [query["sql"] for query in captured.captured_queries]
+        # Per question, once: its current version looked for, and its first one written; per
+        # quiz, once: its content's version. (Per row it was about ten, a sync after every save.)
+        assert sum('"quizzes_questionversion"' in text for text in sent) == 2 * 16
+        assert sum('"quizzes_quizcontentversion"' in text for text in sent) == 2
+        # The rest is loaddata's own: each row looked up by its natural key, then saved.
+        assert len(sent) <= 6.1 * loaded, len(sent)
+        for question in Question.objects.all():
+            versions = QuestionVersion.objects.filter(question=question)
+            assert versions.count() == 1
+            current = question_current_version(question.pk)
+            content = question_version_content(question)
+            assert (current.texts, current.choices, current.correct_choice_id) == (
+                content["texts"],
+                content["choices"],
+                content["correct_choice_id"],
+            )
+        assert set(QuizContentVersion.objects.values_list("quiz_id", flat=True)) == set(
+            Quiz.objects.values_list("pk", flat=True)
+        )
+
+    def test_loading_again_makes_no_version_and_an_edit_in_a_load_makes_one(self, content, tmp_path):
+        before = {version.pk: version.token for version in QuestionVersion.objects.all()}
+        load_fixtures()
+        assert {version.pk: version.token for version in QuestionVersion.objects.all()} == before
+        question = Question.objects.get(quiz__slug=GC, position=1)
+        edited = tmp_path / "edited.json"
+        fields = {"quiz": [GC], "position": 1, "text_en": "Edited in a file?", "explanation_en": "Yes."}
+        edited.write_text(json.dumps([{"model": "quizzes.question", "fields": fields}]), encoding="utf-8")
+        call_command("loaddata", str(edited), verbosity=0)
+        assert question_current_version(question.pk).texts["text_en"] == "Edited in a file?"
+        assert QuestionVersion.objects.count() == len(before)  # nobody was shown it: rewritten in place
+
+    def test_a_failed_load_makes_no_version(self, db, tmp_path):
+        broken = tmp_path / "broken.json"
+        broken.write_text("not json", encoding="utf-8")
+        with pytest.raises((CommandError, DeserializationError)):
+            call_command("loaddata", *FIXTURE_FILES, str(broken), verbosity=0)
+        assert not QuestionVersion.objects.exists() and not QuizContentVersion.objects.exists()
 
 
 class TestMalformedFixture:
