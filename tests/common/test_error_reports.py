@@ -16,6 +16,8 @@ import pytest
 from lms.error_reports import error_reports_init
 from tests.common.logging_urls import FAILURE
 
+pytestmark = pytest.mark.database_independent
+
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 
 SECRETS = ("token-secret-123", "cookie-secret-456", "password-secret-789")
@@ -63,8 +65,6 @@ import django, sentry_sdk
 django.setup()
 from django.test import Client
 from django.test.utils import override_settings, setup_test_environment
-
-pytestmark = pytest.mark.database_independent
 setup_test_environment()
 assert sentry_sdk.get_client().options["send_default_pii"] is False
 with override_settings(ROOT_URLCONF="tests.common.logging_urls", DEBUG=False):
