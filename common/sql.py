@@ -297,15 +297,22 @@ def _insert_sql(model, using: str, conflict: str) -> str:
     return f"INSERT INTO {table(model, using)} ({columns}) VALUES ({placeholders}){on_conflict} RETURNING {returning}"
 
 
+def _prepared(model, row: dict, db) -> list:
+    """A new row's values (``new_row``, in ``inserted_names`` order) as parameters, each
+    adapted by its field as the ORM's save adapts it (datetimes for SQLite, JSON, UUIDs...)."""
+    return [_field(model, name).get_db_prep_save(value, db) for name, value in row.items()]
+
+
 def insert(model, values: dict, *, conflict: str = "raise", using: str = DEFAULT_DB_ALIAS):
-    """INSERT one row (``values`` by attribute name, the other columns as ``new_row`` fills
-    them) and return it as an instance.
+    """INSERT one row (``values`` by attribute name, as Python values; the other columns as
+    ``new_row`` fills them) and return it as an instance.
 
     A row a unique constraint refuses raises IntegrityError, or, with ``conflict="ignore"``,
     is not written and None is returned.
     """
+    db = connections[using]
     row = new_row(model, values)
-    found = _send(connections[using], [(_insert_sql(model, using, conflict), adapted(row.values(), using))])[0]
+    found = _send(db, [(_insert_sql(model, using, conflict), _prepared(model, row, db))])[0]
     if not found:
         return None
     return _build(model, ("id", *row), (found[0][0], *row.values()), using)
@@ -313,17 +320,15 @@ def insert(model, values: dict, *, conflict: str = "raise", using: str = DEFAULT
 
 def insert_rows(model, rows: list[dict], *, using: str = DEFAULT_DB_ALIAS) -> None:
     """INSERT ``rows`` (each by attribute name, the other columns as ``new_row`` fills them) in
-    one statement, each value adapted by its field as the ORM adapts it; nothing for no row."""
+    one statement, each value adapted as ``insert`` adapts it; nothing for no row."""
     if not rows:
         return
     db = connections[using]
     names = inserted_names(model)
-    fields = [_field(model, name) for name in names]
     placeholders = "(" + ", ".join(["%s"] * len(names)) + ")"
     params = []
     for row in rows:
-        values = new_row(model, row)
-        params += [field.get_db_prep_save(values[name], db) for field, name in zip(fields, names, strict=True)]
+        params += _prepared(model, new_row(model, row), db)
     columns = ", ".join(column(model, name, using) for name in names)
     sql = f"INSERT INTO {table(model, using)} ({columns}) VALUES {', '.join([placeholders] * len(rows))}"
     with db.cursor() as cursor:  # no rows to read back: the driver's plain execute

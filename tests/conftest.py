@@ -8,7 +8,6 @@ from django.apps import apps
 from django.core.management import call_command
 from django.core.management.color import no_style
 from django.db import connection, models, transaction
-from django.db.models.base import ModelState
 from django.template.backends import jinja2 as jinja2_backend
 from django.test.signals import template_rendered
 from django.utils import translation
@@ -78,7 +77,7 @@ def content_load() -> None:
     The first time in this process it is loaddata, and the rows it wrote, in every table, are
     recorded. After that, into a database without content (each test's: rolled back or
     flushed after the test), the same rows are inserted again as they were, primary keys
-    included, one ``bulk_create`` a table (no signals: what the signals wrote the first time is
+    included, one INSERT a table (no signals: what the signals wrote the first time is
     among the rows), with new random version tokens, and the sequences reset. With content
     there already, loaddata.
     """
@@ -99,20 +98,26 @@ def content_load() -> None:
 
 
 def _fixture_rows_inserted() -> None:
-    with transaction.atomic():
+    with transaction.atomic(), connection.cursor() as cursor:
         for model, rows in _fixture_rows:
+            fields = model._meta.concrete_fields
             fresh = FRESH_TOKENS.get(model)
-            instances = []
+            params = []
             for values in rows:
-                instance = model.__new__(model)
-                instance.__dict__.update(values)
                 if fresh:
-                    instance.__dict__[fresh] = new_token()
-                instance._state = ModelState()
-                instances.append(instance)
-            model._base_manager.bulk_create(instances)
-        with connection.cursor() as cursor:
-            for statement in connection.ops.sequence_reset_sql(no_style(), [model for model, _rows in _fixture_rows]):
+                    values = {**values, fresh: new_token()}
+                params += [field.get_db_prep_save(values[field.attname], connection) for field in fields]
+            # One INSERT a table, every value adapted by its field (as a save would): no model
+            # instances and no signals (what the signals wrote the first time is among the rows).
+            columns = ", ".join(connection.ops.quote_name(field.column) for field in fields)
+            row = "(" + ", ".join(["%s"] * len(fields)) + ")"
+            table = connection.ops.quote_name(model._meta.db_table)
+            cursor.execute(f"INSERT INTO {table} ({columns}) VALUES {', '.join([row] * len(rows))}", params)
+        resets = connection.ops.sequence_reset_sql(no_style(), [model for model, _rows in _fixture_rows])
+        if connection.vendor == "postgresql":
+            cursor.execute("; ".join(resets))  # one round trip
+        else:
+            for statement in resets:
                 cursor.execute(statement)
     # What this process held of the quizzes of an earlier test's content (same ids, other
     # rows): dropped, as the save receivers drop it (quizzes/content/cache.py).

@@ -10,7 +10,6 @@ The events an attempt's services report: its start, each answer (in the answer's
 line item the quiz is bound to for them (``LtiGradeTarget``).
 """
 
-import json
 
 from django.conf import settings
 from django.utils import timezone
@@ -30,7 +29,7 @@ def outbox_enqueue(*, kind: str, key: str, subject_id: int, payload: dict | None
     """Write one message, due now, in the caller's transaction; a message of this kind and key
     written before stays as it is. Returns whether it was written."""
     now = now or timezone.now()
-    values = {"kind": kind, "key": key, "subject_id": subject_id, "payload": json.dumps(payload or {})}
+    values = {"kind": kind, "key": key, "subject_id": subject_id, "payload": payload or {}}
     # One statement: the unique (kind, key) decides, with no read before it.
     row = insert(OutboxMessage, {**values, "created_at": now, "due_at": now}, conflict="ignore")
     return row is not None
