@@ -10,7 +10,6 @@ The events an attempt's services report: its start, each answer (in the answer's
 line item the quiz is bound to for them (``LtiGradeTarget``).
 """
 
-
 from django.conf import settings
 from django.utils import timezone
 
