@@ -84,6 +84,9 @@ class ContentAdminMixin:
 
 # The admin home lists the staff reports and tools (quizzes/admin/) first.
 admin.site.index_template = "admin/staff_index.html"
+# The site's own name in the header and the window title (not "Django administration").
+admin.site.site_header = _("Quizzes: staff")
+admin.site.site_title = _("Quizzes staff")
 
 
 @admin.register(Course)

@@ -79,7 +79,8 @@ class QuizTranslationFilesMixin:
         stub = self._translation_quiz(request, object_id)
         if language not in TRANSLATION_LANGUAGES or fmt not in FORMATS:
             raise Http404
-        data = translations_export(quiz_content_get(slug=stub.slug), language=language, fmt=fmt)
+        quiz = quiz_content_get(slug=stub.slug)
+        data = translations_export(quiz, language=language, fmt=fmt, exported_by=request.user)
         response = HttpResponse(data, content_type=f"{CONTENT_TYPES[fmt]}; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="{stub.slug}.{language}.{EXTENSIONS[fmt]}"'
         return response

@@ -14,6 +14,8 @@ from django.conf import settings
 from modeltranslation.translator import translator
 from modeltranslation.utils import build_localized_fieldname
 
+from quizzes.content.bidi import isolated
+
 SOURCE_LANGUAGE = settings.MODELTRANSLATION_DEFAULT_LANGUAGE
 LANGUAGES = tuple(code for code, _name in settings.LANGUAGES)
 TRANSLATION_LANGUAGES = tuple(code for code in LANGUAGES if code != SOURCE_LANGUAGE)
@@ -33,6 +35,11 @@ class LocalizedText:
 
     def __str__(self):
         return self.text
+
+    def __html__(self):
+        """As HTML (templates call this): escaped, with the Latin runs of right-to-left text
+        isolated (``quizzes.content.bidi``)."""
+        return isolated(self.text, self.language)
 
 
 @cache

@@ -102,6 +102,18 @@ def localized(obj, field: str, language: str) -> LocalizedText:
     return LocalizedText(text_in(obj, field, SOURCE_LANGUAGE), SOURCE_LANGUAGE, language)
 
 
+def shown_in_english(question, language: str) -> bool:
+    """Whether a learner reading ``language`` sees any text of ``question`` (a content
+    snapshot's, ``quizzes.content.cache``, with its offered ``choices``) in English, for want of
+    a translation: its text, its explanation or one of its choices. Never in English itself."""
+    if language == SOURCE_LANGUAGE:
+        return False
+    texts = [(question, "text"), (question, "explanation"), *((choice, "text") for choice in question.choices)]
+    return any(
+        text_in(obj, field, SOURCE_LANGUAGE) and localized(obj, field, language).is_fallback for obj, field in texts
+    )
+
+
 def text_reader(field: str, language: str) -> Callable[[object], str]:
     """``lambda obj: localized(obj, field, language).text``."""
     return lambda obj: localized(obj, field, language).text

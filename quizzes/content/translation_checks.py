@@ -46,6 +46,8 @@ from django.utils.translation import get_language_info
 from django.utils.translation import gettext as _
 from translate.filters import checks
 
+from quizzes.content.bidi import ISOLATED, runs_to_isolate, unbalanced
+
 
 @dataclass(frozen=True)
 class CheckProblem:
@@ -70,10 +72,6 @@ CODE_TOKEN = re.compile(
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*(?:\s*-\s*\d+(?:[.,]\d+)*)?\s*%?")
 WORD = re.compile(r"[A-Za-z]{2,}")
 LATIN_WORDS_IN_A_ROW = re.compile(r"[A-Za-z]{2,}(?:[\s,;:-]+[A-Za-z]{2,}){2,}")
-BRACKETS = {"(": ")", "[": "]", "{": "}", "“": "”", "«": "»"}
-# A Latin run: Latin letters with the neutral and weak characters between them.
-LATIN_RUN = re.compile(r"[(\[`]*[A-Za-z0-9][A-Za-z0-9_.,:()\[\]{}+\-*/^=<>\u2013%` ]*[A-Za-z0-9)\]}%`]|[A-Za-z]")
-ISOLATED = re.compile("\u2066[^\u2069]*\u2069|\u202a[^\u202c]*\u202c|\u200e[^\u200e]*\u200e")
 # En and em dashes and the minus sign; the Arabic percent sign and decimal and thousands separators.
 DASHES = str.maketrans({"\u2013": "-", "\u2014": "-", "\u2212": "-", "\u066a": "%", "\u066b": ".", "\u066c": ","})
 
@@ -142,27 +140,10 @@ def check_untranslated(english: str, translation: str, language: str) -> list[Ch
     return []
 
 
-def _unbalanced(text: str) -> str | None:
-    closers = {close: open_ for open_, close in BRACKETS.items()}
-    stack = []
-    for ch in text:
-        if ch in BRACKETS:
-            stack.append(ch)
-        elif ch in closers:
-            if not stack or stack[-1] != closers[ch]:
-                return ch
-            stack.pop()
-    if stack:
-        return stack[-1]
-    if text.count('"') % 2:
-        return '"'
-    return None
-
-
 def check_brackets(english: str, translation: str) -> list[CheckProblem]:
-    if _unbalanced(english) is not None:
+    if unbalanced(english) is not None:
         return []  # nothing to match
-    bracket = _unbalanced(translation)
+    bracket = unbalanced(translation)
     if bracket is None:
         return []
     return [CheckProblem("brackets", _("The “%(bracket)s” in the translation is not matched.") % {"bracket": bracket})]
@@ -203,20 +184,6 @@ def _has_rtl_letter(text: str) -> bool:
     return any(unicodedata.bidirectional(ch) in ("R", "AL") for ch in text)
 
 
-def _trimmed(run: str) -> str:
-    """The run without spaces or closing brackets it does not open (they belong to the Urdu around it)."""
-    run = run.strip()
-    while run and run[-1] in ")]}" and _unbalanced(run) is not None:
-        run = run[:-1].rstrip()
-    return run
-
-
-def _needs_marking(run: str) -> bool:
-    # A bracket pair around a bare word mirrors with the Urdu and shows right: “(recomputation)”.
-    inner = run[1:-1] if len(run) > 2 and BRACKETS.get(run[0]) == run[-1] else run
-    return not inner.isalpha()
-
-
 def check_bidi(translation: str, language: str) -> list[CheckProblem]:
     if _is_latin_script(language) or not _has_rtl_letter(translation):
         return []
@@ -226,8 +193,7 @@ def check_bidi(translation: str, language: str) -> list[CheckProblem]:
             "bidi_unmarked",
             _("“%(run)s” is not marked to run left to right (wrap it in U+2066 … U+2069).") % {"run": run},
         )
-        for run in (_trimmed(match.group()) for match in LATIN_RUN.finditer(rest))
-        if _needs_marking(run)
+        for _start, _end, run in runs_to_isolate(rest)
     ]
 
 

@@ -95,6 +95,18 @@ def questions_missed(count: int, day: str) -> str:
     return text % {"count": count, "date": day}
 
 
+def questions_in_english(count: int, total: int, language: str) -> str:
+    """The quiz page's warning before the start: how many questions appear in English."""
+    text = ngettext(
+        "%(count)s of this quiz's %(total)s questions is not yet translated into %(language)s: "
+        "it will appear in English.",
+        "%(count)s of this quiz's %(total)s questions are not yet translated into %(language)s: "
+        "they will appear in English.",
+        count,
+    )
+    return text % {"count": count, "total": total, "language": language}
+
+
 def csrf_once(request) -> dict:
     """A context processor: the CSRF field made once per page, however many forms it has.
 
@@ -117,6 +129,7 @@ def environment(**options) -> Environment:
         language_links=language_links,
         quizzes_passed=quizzes_passed,
         questions_missed=questions_missed,
+        questions_in_english=questions_in_english,
     )
     env.filters.update(tr=tr, lang_attrs=lang_attrs, machine_mark=machine_mark, date=date)
     return env

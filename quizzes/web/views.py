@@ -12,7 +12,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import mark_safe
-from django.utils.translation import get_language
+from django.utils.translation import get_language, get_language_info
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -36,6 +36,7 @@ from quizzes.attempts.services import (
 )
 from quizzes.content.cache import derived, quiz_content
 from quizzes.content.localized import quiz_localize
+from quizzes.content.shown import shown_in_english
 from quizzes.enrollment.services import EnrollmentError, enrollment_self_create
 from quizzes.models import Attempt, Course, Quiz
 from quizzes.web import timing
@@ -88,9 +89,14 @@ def quiz_detail(request, slug):
     if in_progress is not None and (finished := timing.overdue_finish(request, in_progress)):
         return finished
     content = quiz_content(quiz.pk)
+    language = get_language()
     context = {
         "quiz": quiz,
         "question_count": layout_size(content.questions, DrawSettings.of(quiz, content.pool_draws)),
+        # Said before the start: how many of its questions this student would read in English.
+        "in_english": sum(shown_in_english(question, language) for question in content.questions),
+        "question_total": len(content.questions),
+        "language_name": get_language_info(language)["name_translated"],
         "attempts": attempts,
         "in_progress": in_progress,
         "attempts_left": quiz.attempts_left,

@@ -189,6 +189,7 @@ def test_logging_out_drops_the_pages_kept(page, student):
     start_attempt(page, "ur", SLUG)
     worker_ready(page)
 
+    page.locator("header .account-menu summary").click()
     page.locator('header form.account button[type="submit"]').click()
     page.wait_for_url(re.compile(r"/ur/accounts/login/$"))
 

@@ -105,6 +105,21 @@ def test_po_states(gc_quiz, first_question):
     assert store.parseheader()["Language"] == "ur"
 
 
+def test_po_header_says_what_the_file_is_and_who_exported_it(gc_quiz, editor):
+    editor.first_name, editor.last_name, editor.email = "Amna", "Riaz", "amna@example.org"
+    data = translations_export(quiz_content_get(slug=gc_quiz.slug), language="sn", fmt="po", exported_by=editor)
+    header = pofile.parsestring(data).parseheader()
+    assert header["Project-Id-Version"] == gc_quiz.slug
+    assert header["Language"] == "sn" and header["Language-Team"] == "Shona"
+    assert header["Last-Translator"] == "Amna Riaz <amna@example.org>"
+    assert header["PO-Revision-Date"][:4].isdigit()
+    # None of gettext's template values are left.
+    for placeholder in (b"PACKAGE VERSION", b"FULL NAME", b"EMAIL@ADDRESS", b"LL@li.org", b"YEAR-MO-DA"):
+        assert placeholder not in data
+    # From the command line, nobody is named.
+    assert pofile.parsestring(export(gc_quiz.slug, "ur", "po")).parseheader()["Last-Translator"] == ""
+
+
 @pytest.mark.parametrize("language", ["ur", "sn", "id"])
 @pytest.mark.parametrize("fmt", ["xliff", "po"])
 def test_untouched_export_changes_nothing(gc_quiz, first_question, fmt, language):

@@ -520,17 +520,18 @@ class TestLanguages:
             page = parse_html(student_client.get(f"/ur/attempts/{attempt.pk}/questions/{position}/"))
             assert_page_language(page, "ur")
             text = page.one("legend").one("h1", class_="question-text")
-            labels = page.one("fieldset").find_all("label")
+            rows = page.one("fieldset").find_all("div", class_="choice")
             if position in URDU_FALLBACK_QUESTIONS:
                 assert (text.get("lang"), text.get("dir")) == ("en", "ltr")
                 assert text.text == question.text_en
-                for label, choice in zip(labels, question.choices.order_by("position"), strict=True):
-                    assert (label.get("lang"), label.get("dir")) == ("en", "ltr")
-                    assert label.text == choice.text_en
+                # The whole row (radio and label) takes the English's direction.
+                for row, choice in zip(rows, question.choices.order_by("position"), strict=True):
+                    assert (row.get("lang"), row.get("dir")) == ("en", "ltr")
+                    assert row.one("label").text == choice.text_en
             else:
                 assert "lang" not in text.attrs and "dir" not in text.attrs
                 assert text.text == question.text_ur
-                assert all("lang" not in label.attrs for label in labels)
+                assert all("lang" not in row.attrs for row in rows)
             submit(student_client, attempt, right(gc_quiz, position), "ur")
             feedback_page = parse_html(student_client.get(f"/ur/attempts/{attempt.pk}/questions/{position}/"))
             explanation = feedback_page.one("p", class_="explanation")

@@ -2,6 +2,8 @@
 
 from io import BytesIO
 
+from django.utils import timezone, translation
+from django.utils.translation import get_language_info
 from django.utils.translation import gettext as _
 from lxml import etree
 from translate.storage.po import pofile, pounit
@@ -27,14 +29,15 @@ XLIFF_SKELETON = b"""<?xml version="1.0" encoding="UTF-8"?>
 </xliff>"""
 
 
-def translations_export(quiz: Quiz, *, language: str, fmt: str) -> bytes:
+def translations_export(quiz: Quiz, *, language: str, fmt: str, exported_by=None) -> bytes:
     """The texts of ``quiz`` (from ``selectors.quiz_content_get``) with their ``language``
-    translations and states, as an XLIFF 1.2 (``fmt="xliff"``) or PO (``"po"``) file."""
+    translations and states, as an XLIFF 1.2 (``fmt="xliff"``) or PO (``"po"``) file.
+    ``exported_by``: the editor exporting it (a PO file names them as its last translator)."""
     units = quiz_units(quiz, language)
     if fmt == XLIFF:
         return _xliff(quiz, units, language)
     if fmt == PO:
-        return _po(quiz, units, language)
+        return _po(quiz, units, language, exported_by)
     raise ValueError(_("Unknown translation file format %(format)r.") % {"format": fmt})
 
 
@@ -87,10 +90,34 @@ def _xliff_state(status: Status) -> str:
     }[status]
 
 
-def _po(quiz: Quiz, units: list[Unit], language: str) -> bytes:
+def _po_header(quiz: Quiz, language: str, exported_by) -> dict[str, str]:
+    """A PO header that says what the file is (in place of gettext's template values): the
+    quiz, its language and team, when, and who exported it."""
+    now = timezone.now().strftime("%Y-%m-%d %H:%M%z")
+    translator = ""
+    if exported_by is not None:
+        name = exported_by.get_full_name() or exported_by.get_username()
+        translator = f"{name} <{exported_by.email}>" if exported_by.email else name
+    with translation.override("en"):
+        language_name = get_language_info(language)["name"]
+    return {
+        "Project-Id-Version": quiz.slug,
+        "Report-Msgid-Bugs-To": "",
+        "POT-Creation-Date": now,
+        "PO-Revision-Date": now,
+        "Last-Translator": translator,
+        "Language-Team": language_name,
+        "Language": language,
+        "Content-Type": "text/plain; charset=UTF-8",
+        "X-Source-Language": SOURCE_LANGUAGE,
+    }
+
+
+def _po(quiz: Quiz, units: list[Unit], language: str, exported_by) -> bytes:
     store = pofile()
-    store.updateheader(add=True, Language=language, Content_Type="text/plain; charset=UTF-8")
-    store.updateheader(add=True, X_Source_Language=SOURCE_LANGUAGE)
+    store.updateheader(
+        add=True, **{name.replace("-", "_"): value for name, value in _po_header(quiz, language, exported_by).items()}
+    )
     for unit in units:
         item = pounit(unit.english)
         item.setcontext(unit.id)
