@@ -4,7 +4,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from common.metrics import metrics_view
-from quizzes.accounts import time_zones
+from quizzes.accounts import login, time_zones
 from quizzes.web.favicon import favicon
 from quizzes.web.offline import service_worker
 
@@ -29,7 +29,7 @@ urlpatterns += i18n_patterns(
     # Staff reports and tools before the admin: admin.site.urls would claim every admin/ path.
     path("admin/reports/", include("quizzes.admin.urls")),
     path("admin/", admin.site.urls),
-    path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("accounts/login/", login.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("account/time-zone/", time_zones.time_zone_view, name="time_zone"),
     prefix_default_language=True,

@@ -40,6 +40,7 @@ from django.utils.translation import ngettext
 from common.throttle import client_ip
 
 TOO_MANY_ATTEMPTS = _("Too many login attempts")
+BACK_TO_LOGIN = _("Back to the login page")
 
 
 def client_address(request) -> str | None:
@@ -113,12 +114,45 @@ def lockout_wait(request, credentials: dict | None = None) -> int:
     return max(1, min(longest, math.ceil((max(ends) - request.axes_attempt_time).total_seconds())))
 
 
+def failures_left(request, credentials: dict) -> int:
+    """How many more failed logins of ``credentials``' username from this request's address
+    lock it out: the limit less the failures counted within the cool-off (this one included)."""
+    AxesProxyHandler.update_request(request)
+    limit = get_failure_limit(request, credentials)
+    get_user_attempts = getattr(AxesProxyHandler.get_implementation(), "get_user_attempts", None)
+    if get_user_attempts is None:
+        return limit
+    counted = sum(
+        failures
+        for attempts in get_user_attempts(request, credentials)
+        for failures in attempts.values_list("failures_since_start", flat=True)
+    )
+    return max(0, limit - counted)
+
+
+def last_try_warning(request) -> str:
+    """The warning a login form shows when one more failure locks the username out."""
+    minutes = math.ceil(get_cool_off(request).total_seconds() / 60)
+    return ngettext(
+        "One more failed attempt will stop logins to this account from this device for %(minutes)d minute.",
+        "One more failed attempt will stop logins to this account from this device for %(minutes)d minutes.",
+        minutes,
+    ) % {"minutes": minutes}
+
+
 def lockout_response(request, original_response=None, credentials=None):
     """The 429 page of a locked-out web login (web and admin), in the page's language."""
     if isinstance(original_response, dict):  # axes' async middleware passes (request, credentials)
         original_response, credentials = None, original_response
     wait = lockout_wait(request, credentials)
-    context = {"title": TOO_MANY_ATTEMPTS, "message": lockout_message(wait), "retry_after": wait}
+    # The way back: the login page the student came from (the site's or the admin's).
+    context = {
+        "title": TOO_MANY_ATTEMPTS,
+        "message": lockout_message(wait),
+        "retry_after": wait,
+        "back_url": request.get_full_path(),
+        "back_label": BACK_TO_LOGIN,
+    }
     response = render(request, "429.html", context, status=429)
     response["Retry-After"] = str(wait)
     return response

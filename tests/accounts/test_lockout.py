@@ -10,12 +10,12 @@ import pytest
 import time_machine
 from axes.models import AccessAttempt
 from django.contrib.auth import BACKEND_SESSION_KEY
-from django.test import Client
+from django.test import Client, RequestFactory
 from django.utils import translation
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from quizzes.accounts.lockout import lockout_message
+from quizzes.accounts.lockout import last_try_warning, lockout_message
 from tests.common.test_security import production_env, production_settings, run_manage
 from tests.factories import DEFAULT_PASSWORD, UserFactory
 
@@ -90,6 +90,23 @@ def test_five_wrong_passwords_lock_the_username_out_from_that_address(production
     assert_refused(web_login(password=WRONG))  # the fifth says so at once
     assert_refused(web_login())  # the right password too
     assert_refused(web_login(password=WRONG))
+
+
+@pytest.mark.parametrize("language", ["en", "ur"])
+def test_the_fourth_failure_warns_that_one_more_locks_the_account(production_limits, alice, clock, language):
+    login_url = f"/{language}/accounts/login/"
+    with translation.override(language):
+        warning = last_try_warning(RequestFactory().get(login_url))
+    for number in range(1, 4):
+        page = web_login(password=WRONG, url=login_url).content.decode()
+        assert warning not in page, number
+    page = web_login(password=WRONG, url=login_url).content.decode()
+    assert warning in page
+    assert "15" in warning  # the cool-off's minutes
+    # The fifth locks it; the lockout page says when to try again and leads back to the login.
+    locked = web_login(password=WRONG, url=login_url)
+    assert locked.status_code == 429
+    assert f'href="{login_url}"' in locked.content.decode()
 
 
 def test_four_wrong_passwords_are_not_enough(production_limits, alice, clock):

@@ -1,0 +1,16 @@
+"""The web login: Django's, warning before the failure that would lock the username out."""
+
+from django.contrib.auth import views as auth_views
+
+from quizzes.accounts.lockout import failures_left, last_try_warning
+
+
+class LoginView(auth_views.LoginView):
+    redirect_authenticated_user = True
+
+    def form_invalid(self, form):
+        # The failure was counted when the form checked the password (axes' signal).
+        username = form.data.get("username", "")
+        if username and failures_left(self.request, {"username": username}) == 1:
+            form.add_error(None, last_try_warning(self.request))
+        return super().form_invalid(form)
