@@ -149,6 +149,22 @@ TEMPLATES = [
 
 WSGI_APPLICATION = "lms.wsgi.application"
 
+# E-mail: password resets. In development (DEBUG) they are printed on the console; in
+# production they go through SMTP (docs/deployment.md, "E-mail").
+EMAIL_BACKEND = os.environ.get(
+    "DJANGO_EMAIL_BACKEND",
+    "django.core.mail.backends.console.EmailBackend" if DEBUG else "django.core.mail.backends.smtp.EmailBackend",
+)
+EMAIL_HOST = os.environ.get("DJANGO_EMAIL_HOST", "localhost")
+EMAIL_PORT = int(os.environ.get("DJANGO_EMAIL_PORT", "25"))
+EMAIL_HOST_USER = os.environ.get("DJANGO_EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("DJANGO_EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_flag("DJANGO_EMAIL_USE_TLS")
+EMAIL_TIMEOUT = 10
+DEFAULT_FROM_EMAIL = os.environ.get("DJANGO_DEFAULT_FROM_EMAIL", "webmaster@localhost")
+# A password-reset link works once (it is signed with the password it replaces) and for this long.
+PASSWORD_RESET_TIMEOUT = int(os.environ.get("DJANGO_PASSWORD_RESET_TIMEOUT", str(2 * 60 * 60)))
+
 DATABASES = databases(os.environ, BASE_DIR)
 DATABASE_ROUTERS = ["common.replica.ReplicaRouter"]
 # PostgreSQL: the statements of the student paths (quizzes/*/statements.py) are prepared once per

@@ -31,6 +31,20 @@ urlpatterns += i18n_patterns(
     path("admin/", admin.site.urls),
     path("accounts/login/", login.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # Django's password reset, with the student pages' templates and a plain-text e-mail in the
+    # page's language. An unknown address gets the same page as a known one, and no e-mail.
+    path(
+        "accounts/password-reset/",
+        auth_views.PasswordResetView.as_view(email_template_name="registration/password_reset_email.txt"),
+        name="password_reset",
+    ),
+    path("accounts/password-reset/sent/", auth_views.PasswordResetDoneView.as_view(), name="password_reset_done"),
+    path(
+        "accounts/reset/<uidb64>/<token>/",
+        auth_views.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path("accounts/reset/done/", auth_views.PasswordResetCompleteView.as_view(), name="password_reset_complete"),
     path("account/time-zone/", time_zones.time_zone_view, name="time_zone"),
     prefix_default_language=True,
 )
