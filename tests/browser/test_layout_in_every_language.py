@@ -198,3 +198,22 @@ def test_the_menus_open_and_work_without_javascript(new_page, student):
     assert page.locator("header .account-menu .username").inner_text() == STUDENT_USERNAME
     page.locator('header form.account button[type="submit"]').click()
     page.wait_for_url("**/id/accounts/login/")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("language", ["en", "ur"])
+def test_the_login_warning_and_the_reset_page(new_page, student, settings, language, width):
+    settings.AXES_FAILURE_LIMIT = 5
+    page = new_page(viewport={"width": width, "height": 800})
+    page.goto(f"/{language}/accounts/login/")
+    for _number in range(4):
+        page.locator("#id_username").fill(STUDENT_USERNAME)
+        page.locator("#id_password").fill("not the password")
+        page.locator("main form button[type=submit]").click()
+        page.wait_for_load_state()
+    alert = page.locator("main form .alert")
+    assert alert.locator("p").count() == 2  # the wrong password, and that one more locks it
+    assert_page_fits(page, f"{language}-{width}-login-warning")
+    page.locator('main a[href$="/accounts/password-reset/"]').click()
+    page.wait_for_url(f"**/{language}/accounts/password-reset/")
+    assert_page_fits(page, f"{language}-{width}-password-reset")
