@@ -15,10 +15,12 @@ from django.contrib.auth.signals import user_logged_in
 from django.dispatch import receiver
 from django.shortcuts import redirect, render
 from django.utils import timezone
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods
 
-from quizzes.accounts.services import TimeZoneError, time_zone_names, user_time_zone_set
+from quizzes.accounts.services import TimeZoneError, user_time_zone_set
+from quizzes.accounts.time_zone_choices import zone_groups
 from quizzes.models import UserPreferences
 
 SESSION_KEY = "time_zone"
@@ -82,5 +84,12 @@ def time_zone_view(request):
 
 
 def _form(request, current: str, *, error=None, status=200):
-    context = {"zones": time_zone_names(), "current": current, "default": settings.TIME_ZONE, "error": error}
+    context = {
+        "groups": zone_groups(get_language(), timezone.now()),
+        "current": current,
+        # Nothing chosen yet: the page proposes the phone's own zone (time-zone.js).
+        "chosen": bool(request.session.get(SESSION_KEY)),
+        "default": settings.TIME_ZONE,
+        "error": error,
+    }
     return render(request, "accounts/time_zone.html", context, status=status)

@@ -1,10 +1,15 @@
 """Reads of a question's versions (``quizzes.content.versions``): each with its answers, and what
 changed from the one before, per field and language, for the admin's versions page."""
 
+import difflib
+import re
 from dataclasses import dataclass
+from functools import cached_property
 
 from django.conf import settings
 from django.db.models import Count, QuerySet
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language_info
 
 from quizzes.content.languages import SOURCE_LANGUAGE, column, translated_fields
@@ -43,6 +48,40 @@ class Change:
     @property
     def direction(self) -> str:
         return "rtl" if self.language and get_language_info(self.language)["bidi"] else "ltr"
+
+    @cached_property
+    def marked(self) -> tuple[SafeString, SafeString]:
+        """The old and the new text as HTML, the words that changed in ``<del>`` and ``<ins>``."""
+        return word_diff(self.old, self.new)
+
+    @property
+    def old_marked(self) -> SafeString:
+        return self.marked[0]
+
+    @property
+    def new_marked(self) -> SafeString:
+        return self.marked[1]
+
+
+_TOKENS = re.compile(r"\w+|\s+|[^\w\s]", re.UNICODE)
+
+
+def _html(tokens: list[str], mark: str | None) -> str:
+    text = "".join(escape(token) for token in tokens).replace("\n", "<br>")
+    return f"<{mark}>{text}</{mark}>" if mark and "".join(tokens).strip() else text
+
+
+def word_diff(old: str, new: str) -> tuple[SafeString, SafeString]:
+    """``old`` and ``new`` as escaped HTML (line breaks kept), each word (or punctuation mark)
+    that is not in the other marked: removed ones in ``<del>``, added ones in ``<ins>``."""
+    before, after = _TOKENS.findall(old or ""), _TOKENS.findall(new or "")
+    old_parts, new_parts = [], []
+    matcher = difflib.SequenceMatcher(a=before, b=after, autojunk=False)
+    for operation, a_start, a_end, b_start, b_end in matcher.get_opcodes():
+        same = operation == "equal"
+        old_parts.append(_html(before[a_start:a_end], None if same else "del"))
+        new_parts.append(_html(after[b_start:b_end], None if same else "ins"))
+    return mark_safe("".join(old_parts)), mark_safe("".join(new_parts))
 
 
 @dataclass(frozen=True)

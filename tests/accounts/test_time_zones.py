@@ -15,6 +15,7 @@ from django.utils.translation import override
 
 from common.dates import local_datetime
 from quizzes.accounts.services import UNKNOWN_TIME_ZONE, time_zone_names
+from quizzes.accounts.time_zone_choices import offered_zones
 from quizzes.accounts.time_zones import SESSION_KEY, TIME_ZONE_SAVED, TimeZoneMiddleware
 from quizzes.models import UserPreferences
 from tests.factories import DEFAULT_PASSWORD, AttemptFactory
@@ -109,9 +110,29 @@ class TestPage:
         assert response.status_code == 200
         select = parse_html(response).one("select", name="time_zone")
         options = [option["value"] for option in select.find_all("option")]
-        assert options == sorted(options) == list(time_zone_names())
+        assert sorted(options) == list(offered_zones())
+        assert set(options) <= set(time_zone_names())  # every one offered may be saved
         assert KARACHI in options and "UTC" in options
+        # The tz database's places, not its obsolete aliases.
+        assert "Africa/Asmara" in options and "Africa/Asmera" not in options and "US/Pacific" not in options
         assert [option["value"] for option in select.find_all("option", selected=True)] == [settings.TIME_ZONE]
+        # By region, UTC first.
+        assert [group["label"] for group in select.find_all("optgroup")][:3] == ["UTC", "Africa", "The Americas"]
+
+    @pytest.mark.parametrize(
+        ("language", "expected"),
+        [("en", "Pakistan Time"), ("ur", "پاکستان وقت"), ("id", "Waktu Pakistan"), ("sn", "Pakistan")],
+    )
+    def test_places_are_named_in_the_page_language(self, student_client, parse_html, language, expected):
+        page = parse_html(student_client.get(f"/{language}/account/time-zone/"))
+        karachi = page.one("option", value=KARACHI)
+        assert karachi.text.startswith(expected) and "UTC+05:00" in karachi.text
+
+    def test_nothing_chosen_yet_proposes_the_phones_zone_and_a_choice_stops_it(self, student_client, parse_html):
+        proposal = parse_html(student_client.get(page_url())).one("p", class_="device-zone")
+        assert "%(zone)s" in proposal["data-propose"]  # filled by time-zone.js with the phone's zone
+        student_client.post(page_url(), {"time_zone": KARACHI})
+        assert "data-propose" not in parse_html(student_client.get(page_url())).one("p", class_="device-zone").attrs
 
     def test_linked_from_every_page(self, student_client, parse_html):
         page = parse_html(student_client.get(reverse("quizzes:dashboard")))

@@ -13,8 +13,8 @@ import pytest
 from quizzes.attempts.services import attempt_answer_submit, attempt_start
 from quizzes.content.cache import quiz_content
 from quizzes.content.shown import localized, shown_in_english
-from quizzes.models import Attempt, AttemptQuestion, Choice, Question, Quiz
-from tests.browser.conftest import STUDENT_USERNAME, fonts_ready, login, screenshot
+from quizzes.models import Attempt, AttemptQuestion, Choice, Question, Quiz, UserPreferences
+from tests.browser.conftest import STUDENT_USERNAME, expect, fonts_ready, login, screenshot
 
 LANGUAGES = ["en", "ur", "sn", "id"]
 WIDTHS = [360, 1280]
@@ -116,76 +116,101 @@ def assert_rows_laid_out(rows: list[dict], language: str) -> None:
         assert radio["bottom"] > 0 and radio["top"] < radio["bottom"], row
 
 
-@pytest.mark.parametrize("width", WIDTHS)
-@pytest.mark.parametrize("language", LANGUAGES)
-def test_choices_sit_beside_their_text(new_page, attempt, language, width):
-    page = open_page(new_page, language, width)
-    for position in (URDU_TRANSLATED, URDU_FALLBACK):
-        answered_before(attempt, shown_at(attempt, position))  # no page is reached past an open one
-        page.goto(f"/{language}/attempts/{attempt.pk}/questions/{shown_at(attempt, position)}/")
-        rows = page.locator("main form.question .choice").evaluate_all(ROWS)
-        assert len(rows) == 4
-        assert_rows_laid_out(rows, language)
-        question = Question.objects.get(quiz__slug=GC, position=position)
-        in_english = localized(question, "text", language).language == "en"
-        heading = page.locator("main form.question .question-text").evaluate(
-            "h => parseFloat(getComputedStyle(h).lineHeight) / parseFloat(getComputedStyle(h).fontSize)"
-        )
-        # Latin text in the Latin line height, also inside an Urdu page; Urdu in Nastaliq's taller one.
-        assert heading <= 1.6 if in_english or language != "ur" else heading >= 2, (language, position, heading)
-        if language == "ur" and position == URDU_FALLBACK:
-            assert in_english  # the case this test is for
-        assert_page_fits(page, f"{language}-{width}-question-{position}")
-
-
-@pytest.mark.parametrize("width", WIDTHS)
-@pytest.mark.parametrize("language", LANGUAGES)
-def test_the_quiz_page_says_how_many_questions_appear_in_english(new_page, student, language, width):
-    questions = quiz_content(Quiz.objects.get(slug=GC).pk).questions
-    in_english = sum(shown_in_english(question, language) for question in questions)
-    page = open_page(new_page, language, width)
-    page.goto(f"/{language}/quizzes/{GC}/")
-    notice = page.locator("main .in-english")
-    if language in ("en", "sn", "id") and in_english == 0:
-        assert notice.count() == 0
-    else:
-        assert in_english > 0 and notice.count() == 1
-        said = notice.inner_text()
-        assert str(in_english) in said and str(len(questions)) in said, said
-    assert_page_fits(page, f"{language}-{width}-quiz")
-
-
-@pytest.mark.parametrize("width", WIDTHS)
-def test_code_in_urdu_text_reads_in_its_own_order(new_page, attempt, width):
-    answered_before(attempt, shown_at(attempt, CODE_QUESTION) + 1)
-    page = open_page(new_page, "ur", width)
-    page.goto(f"/ur/attempts/{attempt.pk}/questions/{shown_at(attempt, CODE_QUESTION)}/")
-    runs = page.locator("#feedback .explanation bdi").evaluate_all(
-        """runs => runs.map(run => {
-            const text = run.firstChild;
-            const xs = [];
-            for (let i = 0; i < text.length; i++) {
-              const range = document.createRange();
-              range.setStart(text, i);
-              range.setEnd(text, i + 1);
-              xs.push(range.getBoundingClientRect().left);
-            }
-            return {text: run.textContent, direction: getComputedStyle(run).direction, xs};
-        })"""
+def assert_question_laid_out(page, language: str, position: int) -> None:
+    rows = page.locator("main form.question .choice").evaluate_all(ROWS)
+    assert len(rows) == 4
+    assert_rows_laid_out(rows, language)
+    question = Question.objects.get(quiz__slug=GC, position=position)
+    in_english = localized(question, "text", language).language == "en"
+    heading = page.locator("main form.question .question-text").evaluate(
+        "h => parseFloat(getComputedStyle(h).lineHeight) / parseFloat(getComputedStyle(h).fontSize)"
     )
-    assert [run["text"] for run in runs] == [
-        "torch.utils.checkpoint",
-        "checkpoint()",
-        "checkpoint_sequential()",  # its Urdu parenthesis's closing bracket stays outside
-        "torch.optim.SGD",
-        "torch.nn.Dropout",
-        "torch.cuda.empty_cache",
-    ]
-    for run in runs:
-        assert run["direction"] == "ltr", run
-        # Each character to the right of the one before it: read left to right, in its order.
-        assert all(later > earlier for earlier, later in zip(run["xs"], run["xs"][1:], strict=False)), run
-    assert_page_fits(page, f"ur-{width}-feedback-{CODE_QUESTION}")
+    # Latin text in the Latin line height, also inside an Urdu page; Urdu in Nastaliq's taller one.
+    assert heading <= 1.6 if in_english or language != "ur" else heading >= 2, (language, position, heading)
+    if language == "ur" and position == URDU_FALLBACK:
+        assert in_english  # the case this test is for
+
+
+def at_each_width(page, url: str):
+    """Open ``url`` at each width in turn; yields the width."""
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 800})
+        page.goto(url)
+        yield width
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_student_pages_at_each_width(new_page, attempt, language):
+    """The quiz page (how many questions appear in English), the time zone page (the phone's
+    zone proposed, a search, saved) and two questions, one translated into Urdu and one not
+    (each choice's radio beside its text, the heading's line height), at 360 and 1280 px."""
+    page = new_page(viewport={"width": WIDTHS[0], "height": 800}, timezone_id="Asia/Karachi")
+    login(page, language)
+
+    in_english = sum(shown_in_english(question, language) for question in quiz_content(attempt.quiz_id).questions)
+    for width in at_each_width(page, f"/{language}/quizzes/{GC}/"):
+        notice = page.locator("main .in-english")
+        if in_english == 0:
+            assert notice.count() == 0
+        else:
+            said = notice.inner_text()
+            assert str(in_english) in said and str(len(quiz_content(attempt.quiz_id).questions)) in said, said
+        assert_page_fits(page, f"{language}-{width}-quiz")
+    if language == "ur":
+        assert in_english > 0  # the seed content's Urdu lacks some: the case this is for
+
+    for position in sorted((URDU_TRANSLATED, URDU_FALLBACK), key=lambda position: shown_at(attempt, position)):
+        answered_before(attempt, shown_at(attempt, position))  # no page is reached past an open one
+        for width in at_each_width(page, f"/{language}/attempts/{attempt.pk}/questions/{shown_at(attempt, position)}/"):
+            assert_question_laid_out(page, language, position)
+            assert_page_fits(page, f"{language}-{width}-question-{position}")
+
+    for width in at_each_width(page, f"/{language}/account/time-zone/"):
+        expect(page.locator("main .device-zone")).to_be_visible()
+        assert page.locator("#time-zone").input_value() == "Asia/Karachi"
+        assert_page_fits(page, f"{language}-{width}-time-zone")
+    # The search narrows the list; saving confirms the proposal.
+    page.locator("#zone-search").fill("harare")
+    shown = page.locator("#time-zone option:not([hidden])")
+    assert shown.evaluate_all("options => options.map(option => option.value)") == ["Africa/Harare"]
+    page.locator("#zone-search").fill("")
+    page.locator("#time-zone").select_option("Asia/Karachi")
+    page.locator("main form.time-zone-form button[type=submit]").click()
+    page.wait_for_url(f"**/{language}/account/time-zone/")
+    expect(page.locator("main .device-zone")).to_be_hidden()  # chosen now: nothing proposed
+    assert UserPreferences.objects.get(user=attempt.user).time_zone == "Asia/Karachi"
+
+
+def test_code_in_urdu_text_reads_in_its_own_order(new_page, attempt):
+    answered_before(attempt, shown_at(attempt, CODE_QUESTION) + 1)
+    page = open_page(new_page, "ur", WIDTHS[0])
+    for width in at_each_width(page, f"/ur/attempts/{attempt.pk}/questions/{shown_at(attempt, CODE_QUESTION)}/"):
+        runs = page.locator("#feedback .explanation bdi").evaluate_all(
+            """runs => runs.map(run => {
+                const text = run.firstChild;
+                const xs = [];
+                for (let i = 0; i < text.length; i++) {
+                  const range = document.createRange();
+                  range.setStart(text, i);
+                  range.setEnd(text, i + 1);
+                  xs.push(range.getBoundingClientRect().left);
+                }
+                return {text: run.textContent, direction: getComputedStyle(run).direction, xs};
+            })"""
+        )
+        assert [run["text"] for run in runs] == [
+            "torch.utils.checkpoint",
+            "checkpoint()",
+            "checkpoint_sequential()",  # its Urdu parenthesis's closing bracket stays outside
+            "torch.optim.SGD",
+            "torch.nn.Dropout",
+            "torch.cuda.empty_cache",
+        ]
+        for run in runs:
+            assert run["direction"] == "ltr", run
+            # Each character to the right of the one before it: read left to right, in its order.
+            assert all(later > earlier for earlier, later in zip(run["xs"], run["xs"][1:], strict=False)), run
+        assert_page_fits(page, f"ur-{width}-feedback-{CODE_QUESTION}")
 
 
 def test_the_menus_open_and_work_without_javascript(new_page, student):
@@ -200,11 +225,10 @@ def test_the_menus_open_and_work_without_javascript(new_page, student):
     page.wait_for_url("**/id/accounts/login/")
 
 
-@pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("language", ["en", "ur"])
-def test_the_login_warning_and_the_reset_page(new_page, student, settings, language, width):
+def test_the_login_warning_and_the_reset_page(new_page, student, settings, language):
     settings.AXES_FAILURE_LIMIT = 5
-    page = new_page(viewport={"width": width, "height": 800})
+    page = new_page(viewport={"width": WIDTHS[0], "height": 800})
     page.goto(f"/{language}/accounts/login/")
     for _number in range(4):
         page.locator("#id_username").fill(STUDENT_USERNAME)
@@ -213,7 +237,10 @@ def test_the_login_warning_and_the_reset_page(new_page, student, settings, langu
         page.wait_for_load_state()
     alert = page.locator("main form .alert")
     assert alert.locator("p").count() == 2  # the wrong password, and that one more locks it
-    assert_page_fits(page, f"{language}-{width}-login-warning")
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 800})
+        assert_page_fits(page, f"{language}-{width}-login-warning")
     page.locator('main a[href$="/accounts/password-reset/"]').click()
     page.wait_for_url(f"**/{language}/accounts/password-reset/")
-    assert_page_fits(page, f"{language}-{width}-password-reset")
+    for width in at_each_width(page, f"/{language}/accounts/password-reset/"):
+        assert_page_fits(page, f"{language}-{width}-password-reset")

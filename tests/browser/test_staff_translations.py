@@ -4,6 +4,8 @@ translation status, and changes an answered question's key through the confirmat
 import re
 
 import pytest
+from django.conf import settings
+from django.utils import translation
 
 from quizzes.attempts.services import attempt_answer_submit, attempt_finish, attempt_start
 from quizzes.models import Attempt, Choice, Question, Quiz, Regrade
@@ -71,6 +73,11 @@ def test_editor_sees_stale_translation_and_regrades(page, language, editor, stal
     panel = page.locator('textarea[name="text_ur"]').evaluate("el => el.closest('.ui-tabs-panel').id")
     page.locator(f'a[href="#{panel}"]').click()
     expect(page.locator('textarea[name="text_ur"]')).to_be_visible()
+    # The tabs are named by language, in the editor's language ("IND" was modeltranslation's).
+    tabs = page.locator(".ui-tabs-nav").first.locator("li a")
+    with translation.override(language):
+        names = [str(name) for _code, name in settings.LANGUAGES]
+    expect(tabs).to_have_text(names)
     assert_no_serious_violations(page)
     screenshot(page, f"staff-translation-{language}.png")
 
