@@ -83,6 +83,13 @@ def lockout_message(wait: int) -> str:
     ) % {"minutes": minutes}
 
 
+def _user_attempts(request, credentials: dict | None):
+    """The failures on record for this username and address within the cool-off (axes'
+    database handler: a queryset per user agent), or None with a handler that keeps none."""
+    get_user_attempts = getattr(AxesProxyHandler.get_implementation(), "get_user_attempts", None)
+    return None if get_user_attempts is None else get_user_attempts(request, credentials)
+
+
 def lockout_wait(request, credentials: dict | None = None) -> int:
     """Seconds (at least 1) until the locked-out request's username may log in again from its address.
 
@@ -93,12 +100,11 @@ def lockout_wait(request, credentials: dict | None = None) -> int:
     cool_off = get_cool_off(request)
     longest = max(1, math.ceil(cool_off.total_seconds()))
     limit = get_failure_limit(request, credentials)
-    handler = AxesProxyHandler.get_implementation()
-    get_user_attempts = getattr(handler, "get_user_attempts", None)  # the database handler's
-    if get_user_attempts is None:
+    user_attempts = _user_attempts(request, credentials)
+    if user_attempts is None:
         return longest
     ends = []
-    for attempts in get_user_attempts(request, credentials):
+    for attempts in user_attempts:
         rows = sorted(attempts.values_list("attempt_time", "failures_since_start"))
         counted = sum(failures for _time, failures in rows)
         end = None
@@ -119,13 +125,11 @@ def failures_left(request, credentials: dict) -> int:
     lock it out: the limit less the failures counted within the cool-off (this one included)."""
     AxesProxyHandler.update_request(request)
     limit = get_failure_limit(request, credentials)
-    get_user_attempts = getattr(AxesProxyHandler.get_implementation(), "get_user_attempts", None)
-    if get_user_attempts is None:
+    user_attempts = _user_attempts(request, credentials)
+    if user_attempts is None:
         return limit
     counted = sum(
-        failures
-        for attempts in get_user_attempts(request, credentials)
-        for failures in attempts.values_list("failures_since_start", flat=True)
+        failures for attempts in user_attempts for failures in attempts.values_list("failures_since_start", flat=True)
     )
     return max(0, limit - counted)
 

@@ -36,7 +36,13 @@ REGIONS = {
 class ZoneChoice:
     name: str  # the IANA name, what is saved
     label: str  # the place, in the reader's language
-    offset: str  # "UTC+05:00" now
+    minutes: int  # its offset from UTC now
+
+    @property
+    def offset(self) -> str:
+        """``UTC+05:00``."""
+        sign, minutes = ("+" if self.minutes >= 0 else "-"), abs(self.minutes)
+        return f"UTC{sign}{minutes // 60:02d}:{minutes % 60:02d}"
 
 
 @cache
@@ -60,10 +66,8 @@ def _locale(language: str) -> Locale:
         return Locale.parse("en")
 
 
-def _offset(name: str, now: datetime) -> str:
-    seconds = int(now.astimezone(zoneinfo.ZoneInfo(name)).utcoffset().total_seconds())
-    sign, seconds = ("+" if seconds >= 0 else "-"), abs(seconds)
-    return f"UTC{sign}{seconds // 3600:02d}:{seconds % 3600 // 60:02d}"
+def _minutes(name: str, now: datetime) -> int:
+    return int(now.astimezone(zoneinfo.ZoneInfo(name)).utcoffset().total_seconds()) // 60
 
 
 def _label(name: str, locale: Locale) -> str:
@@ -90,15 +94,10 @@ def zone_groups(language: str, now: datetime) -> list[tuple[str, list[ZoneChoice
     for name in offered_zones():
         region = name.split("/")[0]
         if name != UTC and region in regions:
-            regions[region].append(ZoneChoice(name, labels[name], _offset(name, now)))
-    groups = [("UTC", [ZoneChoice(UTC, "UTC", "UTC+00:00")])]
+            regions[region].append(ZoneChoice(name, labels[name], _minutes(name, now)))
+    groups = [("UTC", [ZoneChoice(UTC, "UTC", 0)])]
     for region, choices in regions.items():
         if choices:
-            choices.sort(key=lambda choice: (_minutes(choice.offset), choice.label))
+            choices.sort(key=lambda choice: (choice.minutes, choice.label))
             groups.append((str(REGIONS[region]), choices))
     return groups
-
-
-def _minutes(offset: str) -> int:
-    sign = -1 if offset[3] == "-" else 1
-    return sign * (int(offset[4:6]) * 60 + int(offset[7:9]))

@@ -93,8 +93,11 @@ def quiz_detail(request, slug):
     context = {
         "quiz": quiz,
         "question_count": layout_size(content.questions, DrawSettings.of(quiz, content.pool_draws)),
-        # Said before the start: how many of its questions this student would read in English.
-        "in_english": sum(shown_in_english(question, language) for question in content.questions),
+        # Said before the start: how many of its questions this student would read in English
+        # (once per content snapshot and language, as the question pages' HTML is).
+        "in_english": derived(
+            content, "in-english", language, lambda: sum(shown_in_english(q, language) for q in content.questions)
+        ),
         "question_total": len(content.questions),
         "language_name": get_language_info(language)["name_translated"],
         "attempts": attempts,
