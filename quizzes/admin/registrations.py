@@ -11,6 +11,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TabbedTranslationAdmin, TranslationStackedInline, TranslationTabularInline
 
+from quizzes.accounts.login import AdminLoginForm
 from quizzes.admin.content import (
     QuestionMachineFilter,
     QuestionMissingFilter,
@@ -87,6 +88,8 @@ admin.site.index_template = "admin/staff_index.html"
 # The site's own name in the header and the window title (not "Django administration").
 admin.site.site_header = _("Quizzes: staff")
 admin.site.site_title = _("Quizzes staff")
+# Its login warns before the failure that locks the account, as the students' does.
+admin.site.login_form = AdminLoginForm
 
 
 @admin.register(Course)

@@ -39,6 +39,7 @@ from quizzes.models import (
     Enrollment,
     QuestionVersion,
     Quiz,
+    QuizContentVersion,
 )
 from quizzes.outbox.queries import answer_message_statement
 from quizzes.outbox.services import xapi_enabled
@@ -315,12 +316,15 @@ def _dashboard_sql(using: str) -> str:
     course_id, quiz_id = f"c.{column(Course, 'id', using)}", f"q.{column(Quiz, 'id', using)}"
     return (
         f"SELECT {select_list(Course, 'c', COURSE_NAMES, using)}, e.{column(Enrollment, 'id', using)}, "
-        f"{select_list(Quiz, 'q', QUIZ_NAMES, using)}, {select_list(Attempt, 'a', DASHBOARD_ATTEMPT_NAMES, using)} "
+        f"{select_list(Quiz, 'q', QUIZ_NAMES, using)}, v.{column(QuizContentVersion, 'version', using)}, "
+        f"{select_list(Attempt, 'a', DASHBOARD_ATTEMPT_NAMES, using)} "
         f"FROM {table(Course, using)} c "
         f"LEFT JOIN {table(Enrollment, using)} e ON e.{column(Enrollment, 'course_id', using)} = {course_id} "
         f"AND e.{column(Enrollment, 'user_id', using)} = %s "
         f"LEFT JOIN {table(Quiz, using)} q ON q.{column(Quiz, 'course_id', using)} = {course_id} "
         f"AND e.{column(Enrollment, 'id', using)} IS NOT NULL AND q.{column(Quiz, 'is_published', using)} = %s "
+        f"LEFT JOIN {table(QuizContentVersion, using)} v "
+        f"ON v.{column(QuizContentVersion, 'quiz_id', using)} = {quiz_id} "
         f"LEFT JOIN {table(Attempt, using)} a ON a.{column(Attempt, 'quiz_id', using)} = {quiz_id} "
         f"AND a.{column(Attempt, 'user_id', using)} = %s AND a.{column(Attempt, 'is_practice', using)} = %s "
         f"WHERE e.{column(Enrollment, 'id', using)} IS NOT NULL "
@@ -338,7 +342,9 @@ def courses_of_student(
     Returns the courses the user is enrolled in and those open to self-enrollment
     they have not joined, each by slug, and the published quizzes of the
     enrolled courses in order, each with one of the user's attempts that count (not practice:
-    an Attempt with ``DASHBOARD_ATTEMPT_NAMES`` only) or None: a row per attempt.
+    an Attempt with ``DASHBOARD_ATTEMPT_NAMES`` only) or None: a row per attempt. Each quiz
+    has the version of its content read with it, ``content_version_number`` (None when it has none:
+    ``quizzes.content.cache.quiz_contents``).
     """
     course_width, quiz_width = len(COURSE_NAMES), len(QUIZ_NAMES)
     enrolled, joinable, quizzes = [], [], []
@@ -350,8 +356,10 @@ def courses_of_student(
             course = instance(Course, COURSE_NAMES, course_row, using=using)
             (enrolled if enrollment_id is not None else joinable).append(course)
         if rest[0] is not None:
+            quiz = instance(Quiz, QUIZ_NAMES, rest[:quiz_width], using=using)
+            quiz.content_version_number, attempt_row = rest[quiz_width], rest[quiz_width + 1 :]
             attempt = None
-            if rest[quiz_width] is not None:
-                attempt = instance(Attempt, DASHBOARD_ATTEMPT_NAMES, rest[quiz_width:], using=using)
-            quizzes.append((instance(Quiz, QUIZ_NAMES, rest[:quiz_width], using=using), attempt))
+            if attempt_row[0] is not None:
+                attempt = instance(Attempt, DASHBOARD_ATTEMPT_NAMES, attempt_row, using=using)
+            quizzes.append((quiz, attempt))
     return enrolled, joinable, quizzes

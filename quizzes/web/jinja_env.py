@@ -107,6 +107,12 @@ def questions_in_english(count: int, total: int, language: str) -> str:
     return text % {"count": count, "total": total, "language": language}
 
 
+def in_english_mark(count: int, total: int) -> str:
+    """The dashboard's mark of a quiz some of whose questions appear in English."""
+    text = ngettext("%(count)s of %(total)s questions in English", "%(count)s of %(total)s questions in English", count)
+    return text % {"count": count, "total": total}
+
+
 def csrf_once(request) -> dict:
     """A context processor: the CSRF field made once per page, however many forms it has.
 
@@ -130,6 +136,7 @@ def environment(**options) -> Environment:
         quizzes_passed=quizzes_passed,
         questions_missed=questions_missed,
         questions_in_english=questions_in_english,
+        in_english_mark=in_english_mark,
     )
     env.filters.update(tr=tr, lang_attrs=lang_attrs, machine_mark=machine_mark, date=date)
     return env

@@ -34,7 +34,8 @@ from quizzes.attempts.services import (
     attempt_finish,
     attempt_start,
 )
-from quizzes.content.cache import derived, quiz_content
+from quizzes.content.cache import derived, quiz_content, quiz_contents
+from quizzes.content.languages import SOURCE_LANGUAGE
 from quizzes.content.localized import quiz_localize
 from quizzes.content.shown import shown_in_english
 from quizzes.enrollment.services import EnrollmentError, enrollment_self_create
@@ -54,8 +55,27 @@ def dashboard(request):
     for course in courses:
         course.resume = next((quiz for quiz in course.progress_quizzes if quiz.in_progress_id), None)
     due = practice_due(user=request.user, today=timezone.localdate(), courses=courses)
+    language = get_language()
+    quizzes = [quiz for course in courses for quiz in course.progress_quizzes]
+    # Each quiz some of whose questions this student would read in English is marked.
+    contents = {}
+    if quizzes and language != SOURCE_LANGUAGE:
+        contents = quiz_contents({quiz.pk: quiz.content_version_number for quiz in quizzes})
+    for quiz in quizzes:
+        content = contents.get(quiz.pk)
+        quiz.in_english = _in_english(content, language) if content is not None else 0
+        quiz.question_total = len(content.questions) if content is not None else 0
     context = {"courses": courses, "joinable": joinable, "practice_due": due}
     return render(request, "quizzes/dashboard.html", context)
+
+
+def _in_english(content, language: str) -> int:
+    """How many of the questions of ``content`` (a quiz's) a student reading ``language`` sees
+    partly in English: once per content snapshot and language, as the question pages' HTML is."""
+    if language == SOURCE_LANGUAGE:
+        return 0
+    questions = content.questions
+    return derived(content, "in-english", language, lambda: sum(shown_in_english(q, language) for q in questions))
 
 
 @login_required
@@ -93,11 +113,8 @@ def quiz_detail(request, slug):
     context = {
         "quiz": quiz,
         "question_count": layout_size(content.questions, DrawSettings.of(quiz, content.pool_draws)),
-        # Said before the start: how many of its questions this student would read in English
-        # (once per content snapshot and language, as the question pages' HTML is).
-        "in_english": derived(
-            content, "in-english", language, lambda: sum(shown_in_english(q, language) for q in content.questions)
-        ),
+        # Said before the start: how many of its questions this student would read in English.
+        "in_english": _in_english(content, language),
         "question_total": len(content.questions),
         "language_name": get_language_info(language)["name_translated"],
         "attempts": attempts,

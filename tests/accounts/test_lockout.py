@@ -109,6 +109,31 @@ def test_the_fourth_failure_warns_that_one_more_locks_the_account(production_lim
     assert f'href="{login_url}"' in locked.content.decode()
 
 
+@pytest.mark.parametrize("language", ["en", "ur"])
+def test_the_admin_login_warns_too(production_limits, db, clock, language):
+    UserFactory(username="admin-alice", is_staff=True)
+    login_url = f"/{language}/admin/login/"
+    with translation.override(language):
+        warning = last_try_warning(RequestFactory().get(login_url))
+    for number in range(1, 4):
+        page = web_login("admin-alice", WRONG, url=login_url).content.decode()
+        assert warning not in page, number
+    page = web_login("admin-alice", WRONG, url=login_url)
+    assert page.status_code == 200
+    errors = [note for note in page.content.decode().split('class="errornote"')[1:]]
+    assert len(errors) == 2 and warning in errors[1]  # the wrong password, then the warning
+
+
+def test_a_right_password_refused_for_another_reason_warns_not(production_limits, db, clock):
+    """A student's right password at the admin login is refused (not staff) but was no failure."""
+    UserFactory(username="not-staff")
+    fail(4, username="not-staff")  # one more failure would lock it
+    with translation.override("en"):
+        warning = last_try_warning(RequestFactory().get(ADMIN_LOGIN_URL))
+    page = web_login("not-staff", DEFAULT_PASSWORD, url=ADMIN_LOGIN_URL).content.decode()
+    assert "errornote" in page and warning not in page
+
+
 def test_four_wrong_passwords_are_not_enough(production_limits, alice, clock):
     fail(4)
 

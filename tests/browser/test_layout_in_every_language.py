@@ -141,13 +141,18 @@ def at_each_width(page, url: str):
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_the_student_pages_at_each_width(new_page, attempt, language):
-    """The quiz page (how many questions appear in English), the time zone page (the phone's
+    """The dashboard and the quiz page (how many questions appear in English), the time zone page (the phone's
     zone proposed, a search, saved) and two questions, one translated into Urdu and one not
     (each choice's radio beside its text, the heading's line height), at 360 and 1280 px."""
     page = new_page(viewport={"width": WIDTHS[0], "height": 800}, timezone_id="Asia/Karachi")
     login(page, language)
 
     in_english = sum(shown_in_english(question, language) for question in quiz_content(attempt.quiz_id).questions)
+    for width in at_each_width(page, f"/{language}/"):
+        # The dashboard marks each quiz some of whose questions appear in English.
+        mark = page.locator(f'main li.quiz-item:has(a[href$="/quizzes/{GC}/"]) .in-english-mark')
+        assert mark.count() == (in_english > 0)
+        assert_page_fits(page, f"{language}-{width}-dashboard")
     for width in at_each_width(page, f"/{language}/quizzes/{GC}/"):
         notice = page.locator("main .in-english")
         if in_english == 0:

@@ -9,12 +9,14 @@ while and after the catalogues are translated.
 import pytest
 from django.test import Client
 from django.urls import reverse
-from django.utils.translation import gettext, override
+from django.utils.translation import get_language_info, gettext, override
 
 from quizzes.attempts.services import NO_ATTEMPTS_LEFT, attempt_finish
-from quizzes.content.shown import localized
+from quizzes.content.cache import quiz_content
+from quizzes.content.shown import localized, shown_in_english
 from quizzes.enrollment.services import SELF_ENROLLMENT_CLOSED, enrollment_create
 from quizzes.models import Answer, Attempt, Enrollment, PoolDraw
+from quizzes.web.jinja_env import in_english_mark, questions_in_english
 from quizzes.web.views import ENROLLED
 from tests.factories import (
     DEFAULT_PASSWORD,
@@ -160,6 +162,47 @@ class TestDashboard:
         ]
         assert section.find("p", class_="resume") is None
 
+    @pytest.mark.parametrize("language", LANGUAGES)
+    def test_quizzes_partly_in_english_are_marked(self, student_client, content, parse_html, language):
+        """In Urdu, Gradient Checkpointing has five questions with no Urdu text; the Activation
+        quiz has no Urdu at all. Each is marked with how many of its questions appear in English."""
+        page = parse_html(student_client.get(f"/{language}/"))
+        marks = {
+            item.one("a")["href"].split("/")[-2]: item.find("p", class_="in-english-mark")
+            for item in page.find_all("li", class_="quiz-item")
+        }
+        expected = {GC: 0, AR: 0}
+        for slug in expected:
+            quiz = content[slug]
+            expected[slug] = sum(shown_in_english(question, language) for question in quiz_content(quiz.pk).questions)
+        if language == "ur":
+            assert expected[GC] == len(URDU_FALLBACK_QUESTIONS)
+            assert expected[AR] == content[AR].questions.count()
+        for slug, count in expected.items():
+            if count == 0:
+                assert marks[slug] is None, (language, slug)
+                continue
+            total = quiz_content(content[slug].pk).questions
+            with override(language):
+                assert in_english_mark(count, len(total)) in marks[slug].text
+
+    def test_the_mark_follows_a_translation(self, student_client, content, parse_html):
+        """A question translated since the last visit counts no more (a new content version)."""
+        page = parse_html(student_client.get("/ur/"))
+        first = page.find_all("li", class_="quiz-item")[0].one("p", class_="in-english-mark").text
+        question = content[GC].questions.get(position=min(URDU_FALLBACK_QUESTIONS))
+        question.text_ur, question.explanation_ur = "سوال", "وضاحت"
+        question.save()
+        for choice in question.choices.all():
+            choice.text_ur = "جواب"
+            choice.save()
+        page = parse_html(student_client.get("/ur/"))
+        then = page.find_all("li", class_="quiz-item")[0].one("p", class_="in-english-mark").text
+        with override("ur"):
+            total = len(quiz_content(content[GC].pk).questions)
+            assert in_english_mark(len(URDU_FALLBACK_QUESTIONS), total) in first
+            assert in_english_mark(len(URDU_FALLBACK_QUESTIONS) - 1, total) in then
+
     def test_one_progress_bar_per_course(self, student, student_client, parse_html):
         other = CourseFactory(slug="zz-other")
         QuizFactory(course=other)
@@ -212,6 +255,20 @@ class TestDashboard:
 
 
 class TestQuizPage:
+    @pytest.mark.parametrize("language", LANGUAGES)
+    def test_says_how_many_questions_appear_in_english(self, student_client, gc_quiz, parse_html, language):
+        page = parse_html(student_client.get(f"/{language}/quizzes/{GC}/"))
+        warning = page.find("p", class_="in-english")
+        count = sum(shown_in_english(question, language) for question in quiz_content(gc_quiz.pk).questions)
+        if language == "ur":
+            assert count == len(URDU_FALLBACK_QUESTIONS)
+        if count == 0:
+            assert warning is None
+            return
+        with override(language):
+            name = get_language_info(language)["name_translated"]
+            assert warning.text == questions_in_english(count, 8, name)
+
     def test_the_question_count_is_what_an_attempt_asks(self, student_client, gc_quiz, parse_html):
         for question in gc_quiz.questions.order_by("position")[:5]:
             question.pool = "memory"
