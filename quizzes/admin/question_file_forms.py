@@ -34,6 +34,19 @@ class QuestionFileImportForm(forms.Form):
         required=False,
         help_text=_("The course of a new quiz; leave empty when there is only one."),
     )
+    skip_unsupported = forms.BooleanField(
+        label=_("import the questions this site can take, and list the others"),
+        required=False,
+        help_text=_(
+            "Essays, matching, short-answer and other kinds this site has not are left out and listed "
+            "with their line. Unticked: a file with any of them writes nothing."
+        ),
+    )
+    same_title = forms.BooleanField(
+        label=_("make a new quiz even if the course has one of the same title"),
+        required=False,
+        help_text=_("Leave it unticked to be asked first: importing the same file twice makes two quizzes."),
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

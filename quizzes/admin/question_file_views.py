@@ -9,11 +9,13 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods
 
 from common.converters import parse_id
 from common.staff_access import staff_context, staff_view
 from quizzes.admin.question_file_forms import QuestionFileExportForm, QuestionFileImportForm
+from quizzes.content.formats.common import UnsupportedQuestion, skipped_line
 from quizzes.content.formats.files import (
     CONTENT_TYPES,
     EXTENSIONS,
@@ -23,7 +25,7 @@ from quizzes.content.formats.files import (
 )
 from quizzes.content.seedformat import SeedFormatError
 from quizzes.content.selectors import quiz_content_get
-from quizzes.content.services import ContentImportError
+from quizzes.content.services import ContentImportError, SameTitleError
 from quizzes.models import Quiz
 
 IMPORT_PERMISSIONS = (
@@ -58,26 +60,49 @@ def _import(request, form):
     data = form.cleaned_data
     upload = data["file"]
     try:
-        quiz, created, languages, _keyed = question_file_import(
+        result = question_file_import(
             file_format=data["file_format"],
             data=upload.read(),
             language=data["language"],
             quiz_slug=data["quiz"].slug if data["quiz"] else None,
             course_slug=data["course"].slug if data["course"] else None,
             default_title=Path(upload.name).stem,
+            skip_unsupported=data["skip_unsupported"],
+            same_title=data["same_title"],
         )
     except SeedFormatError as error:
-        form.add_error("file", _("Line %(line)d: %(message)s") % {"line": error.line, "message": error.message})
+        message = _("Line %(line)d: %(message)s") % {"line": error.line, "message": error.message}
+        if isinstance(error, UnsupportedQuestion):
+            message += " " + _("Tick “import the questions this site can take” below to import the others.")
+        form.add_error("file", message)
+        return None
+    except SameTitleError as error:
+        advice = _(
+            "Choose it under “into quiz” to bring this file into it, or tick “make a new quiz even if the course "
+            "has one of the same title” to make another."
+        )
+        form.add_error(None, f"{error} {advice}")
         return None
     except ContentImportError as error:
         form.add_error(None, str(error))
         return None
-    if created:
+    if result.created:
         message = _("Created quiz “%(quiz)s” (unpublished): check it, then publish it.")
     else:
         message = _("Imported %(languages)s into quiz “%(quiz)s”.")
-    messages.success(request, message % {"quiz": quiz, "languages": ", ".join(languages)})
-    return redirect("admin:quizzes_quiz_change", quiz.pk)
+    messages.success(request, message % {"quiz": result.quiz, "languages": ", ".join(result.languages)})
+    if result.skipped:
+        count = len(result.skipped)
+        summary = ngettext(
+            "%(count)d question of a kind this site has not was skipped:",
+            "%(count)d questions of kinds this site has not were skipped:",
+            count,
+        )
+        messages.warning(request, summary % {"count": count})
+    for skipped in result.skipped:
+        line = _("Line %(line)d: %(message)s") % {"line": skipped.line, "message": skipped_line(skipped)}
+        messages.warning(request, line)
+    return redirect("admin:quizzes_quiz_change", result.quiz.pk)
 
 
 @staff_view(*EXPORT_PERMISSIONS)

@@ -59,6 +59,8 @@ class ParsedQuiz:
     title: str | None
     description: str | None
     questions: list[ParsedQuestion]
+    # The questions of kinds this site cannot import that were left out (formats.common.SkippedQuestion).
+    skipped: list = field(default_factory=list)
 
 
 def parse(data: bytes) -> ParsedQuiz:

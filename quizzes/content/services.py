@@ -30,6 +30,19 @@ class ContentImportError(Exception):
     """An import that was refused; nothing was written."""
 
 
+class SameTitleError(ContentImportError):
+    """A new quiz titled as one its course has (``namesake``): the same file again, most likely.
+    The caller asks whether to import into that quiz or to make another of the same title."""
+
+    def __init__(self, namesake: Quiz):
+        self.namesake = namesake
+        title = text_in(namesake, "title", SOURCE_LANGUAGE)
+        super().__init__(
+            _("Course %(course)s has a quiz titled “%(title)s” already (%(slug)s).")
+            % {"course": namesake.course.slug, "title": title, "slug": namesake.slug}
+        )
+
+
 def quiz_import(
     *, parsed: ParsedQuiz, language: str, quiz_slug: str | None = None, course_slug: str | None = None
 ) -> tuple[Quiz, bool]:
@@ -48,13 +61,17 @@ def quiz_import_languages(
     quiz_slug: str | None = None,
     course_slug: str | None = None,
     default_title: str = "",
+    same_title: bool = False,
 ) -> tuple[Quiz, bool]:
     """Import a file holding one or more languages of a quiz (``parsed`` by language).
 
     Into an existing quiz, each language's texts (and the key and explanations where the
     file carries them); otherwise a new, unpublished quiz from the English, then the other
     languages. ``default_title`` names a new quiz whose file names none (the file's name).
-    All or nothing, as ``quiz_import``.
+    A new quiz titled as one of its course already, and given no slug, is refused (the same
+    file imported twice, most likely) unless ``same_title``: it then gets a slug of its own
+    (``-2``, ``-3``...). All or nothing, as
+    ``quiz_import``.
     """
     for language in parsed:
         if language not in dict(settings.LANGUAGES):
@@ -80,11 +97,31 @@ def quiz_import_languages(
         course = _import_course(course_slug)
         english = parsed[SOURCE_LANGUAGE]
         title = english.title or default_title
-        quiz = quiz_create_from_file(parsed=english, course=course, slug=quiz_slug or slugify(title), title=title)
+        slug = quiz_slug or slugify(title)
+        namesake = (
+            course.quizzes.filter(**{column("title", SOURCE_LANGUAGE): title}).select_related("course").order_by("pk")
+        ).first()
+        # A slug of its own named (--quiz) says that a new quiz is meant.
+        if namesake is not None and not quiz_slug:
+            if not same_title:
+                raise SameTitleError(namesake)
+            slug = _free_slug(slug)
+        quiz = quiz_create_from_file(parsed=english, course=course, slug=slug, title=title)
         for language, quiz_file in parsed.items():
             if language != SOURCE_LANGUAGE:
                 quiz_translation_import(quiz=quiz, parsed=quiz_file, language=language)
         return quiz, True
+
+
+def _free_slug(slug: str) -> str:
+    """``slug``, or ``slug-2``, ``slug-3``... : the first no quiz has."""
+    taken = set(Quiz.objects.filter(slug__startswith=slug).values_list("slug", flat=True))
+    if slug not in taken:
+        return slug
+    number = 2
+    while f"{slug}-{number}" in taken:
+        number += 1
+    return f"{slug}-{number}"[: Quiz._meta.get_field("slug").max_length]
 
 
 def quiz_create_from_file(*, parsed: ParsedQuiz, course: Course, slug: str, title: str | None = None) -> Quiz:
@@ -118,10 +155,10 @@ def quiz_create_from_file(*, parsed: ParsedQuiz, course: Course, slug: str, titl
             description_en=parsed.description or "",
             is_published=False,
         )
-        for parsed_question in parsed.questions:
+        for position, parsed_question in enumerate(parsed.questions, start=1):  # skipped ones leave no gap
             question = Question.objects.create(
                 quiz=quiz,
-                position=parsed_question.number,
+                position=position,
                 text_en=parsed_question.text,
                 explanation_en=parsed_question.explanation or "",
                 keep_choice_order=bool(parsed_question.keep_choice_order),

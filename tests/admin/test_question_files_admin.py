@@ -1,5 +1,7 @@
 """The admin's question file pages: import (errors in the form, in the user's language) and export."""
 
+from pathlib import Path
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
@@ -9,6 +11,7 @@ from django.utils.translation import gettext
 from quizzes.models import Quiz
 from tests.content.question_files import ART, GC, all_rows, export, quiz_content, row_counts
 
+MOODLE_FILES = Path(__file__).resolve().parents[1] / "content" / "files" / "moodle"
 AIKEN_WRONG_ANSWER = "Which?\nA. one\nB. two\nANSWER: Z\n"
 
 
@@ -23,8 +26,19 @@ def upload(name: str, text: str) -> SimpleUploadedFile:
 
 @pytest.mark.usefixtures("content")
 class TestImport:
-    def test_a_moodle_xml_file_becomes_a_new_quiz(self, editor_client):
-        data = {"file": upload("art.xml", export(ART, "moodle-xml")), "file_format": "moodle-xml", "language": "en"}
+    def test_a_moodle_xml_file_becomes_a_new_quiz_once_asked(self, editor_client):
+        """The course has a quiz of that title (this file's own, exported): the editor is asked
+        first, and a new quiz is made once they confirm it."""
+        exported = export(ART, "moodle-xml")
+        data = {"file": upload("art.xml", exported), "file_format": "moodle-xml", "language": "en"}
+        counts = row_counts()
+        asked = editor_client.post(staff_url("question_file_import"), data)
+        assert asked.status_code == 200
+        assert "activation-recomputation-tradeoffs" in asked.content.decode()
+        assert 'name="same_title"' in asked.content.decode()
+        assert row_counts() == counts
+
+        data = {**data, "file": upload("art.xml", exported), "same_title": "on"}
         response = editor_client.post(staff_url("question_file_import"), data)
 
         copy = Quiz.objects.exclude(slug__in=[GC, ART]).get()
@@ -32,6 +46,29 @@ class TestImport:
         assert response["Location"] == reverse("admin:quizzes_quiz_change", args=[copy.pk])
         assert not copy.is_published
         assert quiz_content(copy.slug)["questions"] == quiz_content(ART)["questions"]
+
+    def test_a_real_bank_with_other_kinds_imports_what_it_can_when_asked(self, editor_client):
+        """Moodle's GIFT examples: refused whole, then imported with the others listed."""
+        text = (MOODLE_FILES / "gift_examples.txt").read_text(encoding="utf-8")
+        data = {"file": upload("grant.gift", text), "file_format": "gift", "language": "en"}
+        counts = row_counts()
+        refused = editor_client.post(staff_url("question_file_import"), data)
+        assert refused.status_code == 200
+        assert "Line 14: question 4: short-answer questions" in refused.content.decode()
+        assert row_counts() == counts
+
+        data = {**data, "file": upload("grant.gift", text), "skip_unsupported": "on"}
+        response = editor_client.post(staff_url("question_file_import"), data, follow=True)
+
+        quiz = Quiz.objects.get(slug="grant")
+        assert quiz.questions.count() == 18
+        listed = [str(message) for message in response.context["messages"]]
+        assert listed[0].startswith("Created quiz")
+        assert len(listed) == 27
+        assert listed[1] == "25 questions of kinds this site has not were skipped:"
+        assert listed[2] == (
+            "Line 14: skipped (short answer): question 4: short-answer questions (only = answers) cannot be imported"
+        )
 
     def test_a_gift_translation_into_a_quiz(self, editor_client, content):
         gift = export(GC, "gift", "--language", "sn")

@@ -46,9 +46,9 @@ def export(slug: str, file_format: str, *args) -> str:
     return out.getvalue()
 
 
-def import_file(path, file_format: str, *args) -> str:
+def import_file(path, file_format: str, *args, **streams) -> str:
     out = io.StringIO()
-    call_command("import_quiz", str(path), "--format", file_format, *args, stdout=out)
+    call_command("import_quiz", str(path), "--format", file_format, *args, stdout=out, **streams)
     return out.getvalue()
 
 

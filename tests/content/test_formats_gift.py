@@ -1,11 +1,24 @@
 """GIFT: one language at a time out and back in, a file from Moodle, and what is refused."""
 
+import io
 from pathlib import Path
 
 import pytest
+from django.core.management.base import CommandError
 
+from quizzes.content.formats import gift
+from quizzes.content.formats.common import QuestionFileError
 from quizzes.models import Question, Quiz
-from tests.content.question_files import ART, GC, all_rows, assert_refused, export, import_file, quiz_content
+from tests.content.question_files import (
+    ART,
+    GC,
+    all_rows,
+    assert_refused,
+    export,
+    import_file,
+    quiz_content,
+    row_counts,
+)
 
 FILES = Path(__file__).resolve().parent / "files"
 
@@ -106,8 +119,8 @@ class TestRefused:
             ("::Bad:: How many?{#4:1}", "only multiple-choice and true/false"),
             ("::Bad:: Match.{=a -> 1 =b -> 2 =c -> 3}", "matching questions"),
             ("::Bad:: Write an essay.{}", "only multiple-choice and true/false"),
-            ("::Bad:: The sky is {=blue ~green} today.", "missing-word question"),
-            ("::Bad:: Which?{~%50%half ~%50%other half}", "partial credit (50%)"),
+            ("::Bad:: Which?{~%50%half ~%50%other half}", "multiple-answer questions"),
+            ("::Bad:: Which?{=all ~%50%half ~none}", "partial credit (50%)"),
             ("::Bad:: Which?{=one =two ~three}", "2 answers are marked right"),
             ("::Bad:: Which?{~one ~two}", "no answer is marked right"),
             ("::Bad:: Which?{=one", "no closing }"),
@@ -128,3 +141,152 @@ class TestRefused:
         with pytest.raises(Exception, match="English"):
             import_file(path, "gift", "--language", "ur", "--quiz", "new-one")
         assert not Quiz.objects.filter(slug="new-one").exists()
+
+
+def one_question(text: str):
+    return gift.parse(text.encode("utf-8")).questions[0]
+
+
+class TestReadAsMoodleReadsIt:
+    """question/format/gift/format.php: escapedchar_pre/post and parse_text_with_format."""
+
+    @pytest.mark.parametrize(
+        ("written", "read"),
+        [
+            # Moodle's escapes: the six control characters, a backslash and a line break.
+            ("a \\~ b", "a ~ b"),
+            ("a \\= b", "a = b"),
+            ("a \\# b", "a # b"),
+            ("a \\{ b \\}", "a { b }"),
+            ("a\\: b", "a: b"),
+            ("a \\\\ b", "a \\ b"),
+            ("one\\ntwo", "one\ntwo"),
+            # Every other backslash is itself: LaTeX, a Windows path, a regular expression.
+            ("Half: \\(\\frac\\{1\\}\\{2\\}\\)", "Half: \\(\\frac{1}{2}\\)"),
+            ("Open C\\:\\Windows\\System32", "Open C:\\Windows\\System32"),
+            ("Match \\d+ or \\s", "Match \\d+ or \\s"),
+            ("A backslash \\ alone", "A backslash \\ alone"),
+            # A format marker is removed from the start of a text, not elsewhere.
+            ("[plain]Plain <b>text</b>", "Plain <b>text</b>"),
+            ("[moodle]Moodle text", "Moodle text"),
+            ("[markdown]Some **bold**", "Some **bold**"),
+            ("[html]<p>Some <b>HTML</b> &amp; more</p>", "Some HTML & more"),
+            ("[HTML]<p>Upper case</p>", "Upper case"),
+            ("[latex]Not a format", "[latex]Not a format"),
+            ("Text [plain] inside", "Text [plain] inside"),
+        ],
+    )
+    def test_the_question_text(self, written, read):
+        assert one_question(f"{written}{{=yes ~no}}").text == read
+
+    @pytest.mark.parametrize(
+        ("answers", "read"),
+        [
+            ("=[plain]blue ~[html]<b>red</b> ~[moodle]green", ["blue", "red", "green"]),
+            ("=%100%[markdown]blue ~%0%[plain]red", ["blue", "red"]),
+            ("=C\\:\\Temp ~\\(x^2\\)", ["C:\\Temp", "\\(x^2\\)"]),
+            ("=a \\= b ~a \\~ b # a feedback", ["a = b", "a ~ b"]),
+        ],
+    )
+    def test_each_answer(self, answers, read):
+        assert [choice.text for choice in one_question(f"Which?{{{answers}}}").choices] == read
+
+    def test_an_answer_without_a_marker_takes_its_questions_format(self):
+        question = one_question("[html]<p>Which?</p>{=<b>bold</b> ~[plain]<b>plain</b>}")
+        assert [choice.text for choice in question.choices] == ["bold", "<b>plain</b>"]
+
+    def test_the_general_feedback_has_its_marker_removed_too(self):
+        assert one_question("Which?{=yes ~no ####[plain]Because.}").explanation == "Because."
+
+    @pytest.mark.parametrize("answer", ["T", "TRUE", "F", "FALSE"])
+    def test_true_false(self, answer):
+        question = one_question(f"The sky is blue.{{{answer}}}")
+        assert [choice.text for choice in question.choices] == ["True", "False"]
+        assert question.correct == (1 if answer.startswith("T") else 2)
+
+    def test_a_missing_word_question_has_a_blank_where_its_answers_were(self):
+        question = one_question("Grant is {~buried =entombed ~living} in Grant's tomb.")
+        assert question.text == "Grant is _____ in Grant's tomb."
+        assert question.correct == 2
+
+    @pytest.mark.parametrize(
+        ("text", "line", "match"),
+        [
+            ("::A:: Which?{=a ~b}\n$CATEGORY: $course$/top/Other\n\n::B:: Which?{=a ~b}\n", 2, "before this"),
+            ("$CATEGORY: $course$/top/Quiz\n::A:: Which?{=a ~b}\n", 2, "after the $CATEGORY line (line 1)"),
+        ],
+    )
+    def test_a_category_needs_blank_lines_around_it(self, text, line, match):
+        with pytest.raises(QuestionFileError) as error:
+            gift.parse(text.encode("utf-8"))
+        assert error.value.line == line
+        assert "blank line is missing" in error.value.message and match in error.value.message
+
+
+@pytest.mark.usefixtures("content")
+class TestRealBanksWithOtherKinds:
+    """Moodle's own GIFT examples (tests/content/files/moodle/README.md): every kind mixed."""
+
+    def test_refused_whole_by_default(self):
+        assert_refused(
+            FILES / "moodle" / "gift_examples.txt", "gift", line=14, match="question 4: short-answer questions"
+        )
+
+    def test_with_skip_unsupported_the_rest_is_imported_and_each_skipped_one_listed(self):
+        path = FILES / "moodle" / "gift_examples.txt"
+        err = io.StringIO()
+        output = import_file(path, "gift", "--skip-unsupported", "--quiz", "grants-tomb", stderr=err)
+        quiz = Quiz.objects.get(slug="grants-tomb")
+        questions = list(quiz.questions.order_by("position"))
+        assert len(questions) == 18
+        assert [question.position for question in questions] == list(range(1, 19))
+        assert questions[1].text_en == "Grant is _____ in Grant's tomb."
+        control = questions[13]
+        assert [(c.text_en, c.is_correct) for c in control.choices.order_by("position")] == [
+            ("~", False),
+            ("=", False),
+            ("#", False),
+            ("{", False),
+            ("}", False),
+            ("\\", True),
+        ]
+        skipped = err.getvalue().splitlines()
+        assert len(skipped) == 25
+        reason = "short-answer questions (only = answers) cannot be imported"
+        assert skipped[0] == f"{path}:14: skipped (short answer): question 4: {reason}"
+        kinds = [line.split("skipped (")[1].split(")")[0] for line in skipped]
+        assert kinds.count("numerical") == 8 and kinds.count("matching") == 3
+        assert kinds.count("multiple answers") == 2 and kinds.count("partial credit") == 3
+        assert "25 questions skipped" in output
+
+    def test_moodles_test_fixture_markers_and_kinds(self):
+        err = io.StringIO()
+        import_file(
+            FILES / "moodle" / "gift_test_fixture.txt", "gift", "--skip-unsupported", "--quiz", "mixed", stderr=err
+        )
+        first = Quiz.objects.get(slug="mixed").questions.order_by("position").first()
+        assert [choice.text_en for choice in first.choices.order_by("position")] == ["yellow", "red", "blue"]
+        assert [line.split("skipped (")[1].split(")")[0] for line in err.getvalue().splitlines()] == [
+            "essay",
+            "matching",
+            "multiple answers",
+            "numerical",
+            "short answer",
+        ]
+
+    def test_a_file_with_no_question_it_can_import_is_refused_and_writes_nothing(self, tmp_path):
+        path = gift_file(tmp_path, "::E:: Write.{}\n\n::M:: Match.{=a -> 1 =b -> 2}\n")
+        counts = row_counts()
+        with pytest.raises(CommandError, match="no question of a kind this site can import: 2 skipped"):
+            import_file(path, "gift", "--skip-unsupported")
+        assert row_counts() == counts
+
+    def test_the_same_file_twice_asks_first(self, tmp_path):
+        path = gift_file(tmp_path, "$CATEGORY: $course$/top/Twice\n\n::A:: Which?{=a ~b}\n")
+        import_file(path, "gift")
+        with pytest.raises(CommandError, match=r"has a quiz titled “Twice” already \(twice\).*--quiz twice"):
+            import_file(path, "gift")
+        output = import_file(path, "gift", "--same-title")
+        assert "Created quiz twice-2" in output
+        import_file(path, "gift", "--quiz", "twice")  # into the first: nothing new
+        assert Quiz.objects.filter(title_en="Twice").count() == 2

@@ -1,5 +1,6 @@
 """Moodle XML: every language out and back in, a file from Moodle, and what is refused."""
 
+import io
 from pathlib import Path
 
 import pytest
@@ -243,3 +244,34 @@ def test_a_file_without_general_feedback_keeps_the_explanations(tmp_path):
     before = all_rows()
     import_file(path, "moodle-xml", "--quiz", ART)
     assert all_rows() == before
+
+
+@pytest.mark.usefixtures("content")
+class TestRealBankWithAnEssay:
+    """Moodle's own export of four true/false questions and an essay
+    (tests/content/files/moodle/README.md)."""
+
+    PATH = FILES / "moodle" / "nested_categories_with_questions.xml"
+
+    def test_refused_whole_by_default(self):
+        assert_refused(
+            self.PATH, "moodle-xml", line=55, match="question 2 (“Kappa Essay Question”): questions of type essay"
+        )
+
+    def test_with_skip_unsupported_the_true_false_ones_are_imported(self):
+        err = io.StringIO()
+        output = import_file(self.PATH, "moodle-xml", "--skip-unsupported", stderr=err)
+        quiz = Quiz.objects.get(slug="iota")
+        assert [question.text_en for question in quiz.questions.order_by("position")] == [
+            f"Testing {name} Question" for name in ("Iota", "Kappa", "Lambda", "Mu")
+        ]
+        for question in quiz.questions.all():
+            assert [(c.text_en, c.is_correct) for c in question.choices.order_by("position")] == [
+                ("True", True),
+                ("False", False),
+            ]
+        assert err.getvalue() == (
+            f"{self.PATH}:55: skipped (essay): question 2 (“Kappa Essay Question”): questions of type essay "
+            "cannot be imported; only single-answer multiple choice and true/false\n"
+        )
+        assert "1 question skipped" in output

@@ -1,13 +1,17 @@
 """The question file formats by name, as the commands and the admin offer them."""
 
+from dataclasses import dataclass
+
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from quizzes.content import seedformat
 from quizzes.content.exports import quiz_export_text
 from quizzes.content.formats import aiken, gift, moodle_xml
+from quizzes.content.formats.common import SkippedQuestion
 from quizzes.content.seedformat import ParsedQuiz
 from quizzes.content.services import quiz_import_languages
+from quizzes.models import Quiz
 
 SEED = "seed"
 MOODLE_XML = "moodle-xml"
@@ -26,15 +30,30 @@ EXTENSIONS = {SEED: "txt", MOODLE_XML: "xml", GIFT: "gift.txt", AIKEN: "aiken.tx
 CONTENT_TYPES = {MOODLE_XML: "application/xml; charset=utf-8"}
 
 
-def question_file_parse(*, file_format: str, data: bytes, language: str) -> dict[str, ParsedQuiz]:
-    """The file's quiz in each language it holds; a one-language file is in ``language``.
+def question_file_parse(
+    *, file_format: str, data: bytes, language: str, skip_unsupported: bool = False
+) -> dict[str, ParsedQuiz]:
+    """The file's quiz in each language it holds; a one-language file is in ``language``. With
+    ``skip_unsupported``, questions of kinds this site has not are left out, listed in each
+    quiz's ``skipped``.
 
     Raises SeedFormatError (QuestionFileError) naming the line.
     """
     if file_format == MOODLE_XML:
-        return moodle_xml.parse(data)
-    parse = {SEED: seedformat.parse, GIFT: gift.parse, AIKEN: aiken.parse}[file_format]
+        return moodle_xml.parse(data, skip_unsupported=skip_unsupported)
+    if file_format == GIFT:
+        return {language: gift.parse(data, skip_unsupported=skip_unsupported)}
+    parse = {SEED: seedformat.parse, AIKEN: aiken.parse}[file_format]  # one kind of question only
     return {language: parse(data)}
+
+
+@dataclass(frozen=True)
+class QuestionFileImport:
+    quiz: Quiz
+    created: bool
+    languages: list[str]
+    keyed: bool  # the file carried the answer key
+    skipped: list[SkippedQuestion]
 
 
 def question_file_import(
@@ -45,16 +64,22 @@ def question_file_import(
     quiz_slug: str | None = None,
     course_slug: str | None = None,
     default_title: str = "",
-):
-    """Parse a file and import it (``services.quiz_import_languages``): returns the quiz, whether
-    it was created, the languages written and ``keyed``. All or nothing; raises SeedFormatError naming the
-    line, or ContentImportError. ``keyed``: the file carried the answer key."""
-    parsed = question_file_parse(file_format=file_format, data=data, language=language)
-    quiz, created = quiz_import_languages(
-        parsed=parsed, quiz_slug=quiz_slug, course_slug=course_slug, default_title=default_title
+    skip_unsupported: bool = False,
+    same_title: bool = False,
+) -> QuestionFileImport:
+    """Parse a file and import it (``services.quiz_import_languages``, ``same_title`` passed
+    on): the quiz, whether it was created, the languages written, whether the file carried the
+    key and the questions skipped (``skip_unsupported``). All or nothing for what is imported;
+    raises SeedFormatError naming the line, or ContentImportError."""
+    parsed = question_file_parse(
+        file_format=file_format, data=data, language=language, skip_unsupported=skip_unsupported
     )
-    keyed = all(question.correct is not None for question in next(iter(parsed.values())).questions)
-    return quiz, created, list(parsed), keyed
+    quiz, created = quiz_import_languages(
+        parsed=parsed, quiz_slug=quiz_slug, course_slug=course_slug, default_title=default_title, same_title=same_title
+    )
+    first = next(iter(parsed.values()))
+    keyed = all(question.correct is not None for question in first.questions)
+    return QuestionFileImport(quiz, created, list(parsed), keyed, first.skipped)
 
 
 def quiz_export_file(*, quiz, file_format: str, language: str) -> str:

@@ -2,14 +2,18 @@
 
 ::Title:: Question text {=right ~wrong ~wrong #per-answer feedback ####general feedback}
 
-Questions are separated by blank lines; ``//`` starts a comment line; ``\\~ \\= \\# \\{ \\} \\:
-\\\\`` are the characters themselves and ``\\n`` a line break; ``$CATEGORY: path`` names the
-quiz (its last segment). The general feedback is our explanation; per-answer feedback is
-dropped. Single-answer multiple choice and true/false (``{T}``, ``{F}``: two choices) are
-read; every other type (short answer, numeric, matching, missing word, essay, partial
-credit) is refused, naming the question and its line. Text marked ``[html]`` is read as
-Moodle's HTML (``multilang``, English), other formats (``[moodle]``, ``[plain]``,
-``[markdown]``) as plain text.
+Read as Moodle's importer (qformat_gift) reads it. Questions are separated by blank lines;
+``//`` starts a comment line; ``\\~ \\= \\# \\{ \\} \\:`` are the characters themselves,
+``\\\\`` a backslash and ``\\n`` a line break, and every other backslash stays (LaTeX's
+``\\(\\frac{1}{2}\\)``, a path ``C:\\Windows``); ``$CATEGORY: path`` on its own, between blank
+lines, names the quiz (its last segment). The general feedback is our explanation;
+per-answer feedback is dropped. A text (the question, an answer, a feedback) may start with
+its format, ``[html]``, ``[moodle]``, ``[plain]`` or ``[markdown]``, which is removed: HTML is
+read as Moodle's (``multilang``, English), the others as plain text; an answer without one
+takes its question's. Single-answer multiple choice and true/false (``{T}``, ``{F}``: two
+choices) are read; every other kind (short answer, numeric, matching, missing word, essay,
+description, partial credit) refuses the file, naming the question and its line, or is
+skipped and reported (``parse(..., skip_unsupported=True)``).
 """
 
 import re
@@ -18,6 +22,8 @@ from django.utils.translation import gettext as _
 
 from quizzes.content.formats.common import (
     QuestionFileError,
+    Skipping,
+    UnsupportedQuestion,
     category_path,
     category_path_title,
     question_error,
@@ -30,34 +36,45 @@ from quizzes.content.localized import quiz_localize
 from quizzes.content.seedformat import ParsedChoice, ParsedQuestion, ParsedQuiz, decode_lines
 
 SPECIAL = "~=#{}:"
+_ESCAPES = SPECIAL + "\\n"  # what a backslash escapes; before anything else it is itself
 _ESCAPED = "\x01"  # marks an escaped character in the working copy of a question
 _LINE_BREAK = "\x02"  # an escaped line break (\\n), which stays one
 _CATEGORY_RE = re.compile(r"^\$CATEGORY:\s*(.*)$")
-_FORMAT_RE = re.compile(r"^\s*\[(html|moodle|plain|markdown)\]", re.I)
+_FORMAT_RE = re.compile(r"^\[(html|moodle|plain|markdown)\]", re.I)
 _WEIGHT_RE = re.compile(r"^%(-?\d+(?:\.\d+)?)%")
+MISSING_WORD = "_____"
 _TRUE_FALSE = {"t": True, "true": True, "f": False, "false": False}
 
 
-def parse(data: bytes) -> ParsedQuiz:
+def parse(data: bytes, *, skip_unsupported: bool = False) -> ParsedQuiz:
     title = None
-    questions: list[ParsedQuestion] = []
+    questions = Skipping(skip_unsupported)
     block: list[tuple[int, str]] = []
+    category_line = None  # a $CATEGORY line not yet followed by a blank line
     for number, line in [*enumerate(decode_lines(data), start=1), (0, "")]:
         if line.lstrip().startswith("//"):
             continue
         category = _CATEGORY_RE.match(line.strip())
-        if category and not block:
-            if not questions:
+        # Moodle reads a block that starts with $CATEGORY as a category, whole, and one among
+        # a question's lines as its text: either way a question would be lost or changed.
+        if category and block:
+            raise QuestionFileError(number, _("a blank line is missing before this $CATEGORY line"))
+        if category:
+            if questions.next_number == 1:
                 title = category_path_title(category.group(1)) or title
-            continue
-        if line.strip():
+            category_line = number
+        elif line.strip() and category_line is not None:
+            message = _("a blank line is missing after the $CATEGORY line (line %(line)d)") % {"line": category_line}
+            raise QuestionFileError(number, message)
+        elif line.strip():
             block.append((number, line))
-        elif block:
-            questions.append(_question(block, len(questions) + 1))
-            block = []
-    if not questions:
-        raise QuestionFileError(1, _("the file holds no question"))
-    return ParsedQuiz(title=title, description=None, questions=questions)
+        else:
+            category_line = None
+            if block:
+                questions.add(lambda block=block, at=questions.next_number: _question(block, at))
+                block = []
+    read = questions.questions(1, _("the file holds no question"))
+    return ParsedQuiz(title=title, description=None, questions=read, skipped=questions.skipped)
 
 
 def render(quiz, language: str) -> str:
@@ -91,7 +108,7 @@ def _question(block: list[tuple[int, str]], number: int) -> ParsedQuestion:
         line = line.lstrip() if line_number == first_line else line
         index = 0
         while index < len(line):
-            if line[index] == "\\" and index + 1 < len(line):
+            if line[index] == "\\" and index + 1 < len(line) and line[index + 1] in _ESCAPES:
                 following = line[index + 1]
                 chars.append(_ESCAPED + (_LINE_BREAK if following == "n" else following))
                 index += 2
@@ -111,15 +128,17 @@ def _question(block: list[tuple[int, str]], number: int) -> ParsedQuestion:
         start = end + 2
     opening = _find(chars, "{", start)
     if opening is None:
-        raise question_error(first_line, number, name, _("no answers in braces { }: descriptions cannot be imported"))
+        message = _("no answers in braces { }: descriptions cannot be imported")
+        raise UnsupportedQuestion(first_line, number, name, _("description"), message)
     closing = _find(chars, "}", opening)
     if closing is None:
         raise question_error(first_line, number, name, _("the answers have no closing }"))
+    # Text after the answers makes a missing-word question: the answers stand for a blank in
+    # the text, as Moodle shows it.
+    text_chars = chars[start:opening]
     if _plain(chars[closing + 1 :]).strip():
-        raise question_error(
-            lines[closing], number, name, _("text after the answers (a missing-word question) cannot be imported")
-        )
-    text, html = _text(chars[start:opening], first_line, number, name)
+        text_chars = [*text_chars, *MISSING_WORD, *chars[closing + 1 :]]
+    text, html = _text(text_chars, first_line, number, name)
     where = (first_line, number, name, html)
     choices, correct, explanation = _answers(chars[opening + 1 : closing], lines[opening + 1 : closing], where)
     return ParsedQuestion(
@@ -132,7 +151,8 @@ def _answers(chars, lines, where):
     question_line, number, name, html = where
 
     def text_of(part, line):
-        return _converted(_plain(part), html, line, number, name)
+        raw, text_html = _formatted(_plain(part).strip(), html)
+        return _converted(raw, text_html, line, number, name)
 
     general = _find(chars, "####", 0)
     explanation = ""
@@ -148,31 +168,38 @@ def _answers(chars, lines, where):
     starts = [index for index, char in enumerate(chars) if char in ("=", "~")]
     if not plain or plain.startswith("#") or not starts or _plain(chars[: starts[0]]).strip():
         message = _("only multiple-choice and true/false questions can be imported")
-        raise question_error(first_line, number, name, message)
-    choices, right, marks = [], [], []
+        kind = _("essay") if not plain else _("numerical") if plain.startswith("#") else _("short answer")
+        raise UnsupportedQuestion(first_line, number, name, kind, message)
+    marks = [chars[start] for start in starts]
+    if "~" not in marks and "->" in plain:
+        message = _("matching questions cannot be imported")
+        raise UnsupportedQuestion(first_line, number, name, _("matching"), message)
+    if "~" not in marks:
+        message = _("short-answer questions (only = answers) cannot be imported")
+        raise UnsupportedQuestion(first_line, number, name, _("short answer"), message)
+    choices, right = [], []
     for index, start in enumerate(starts):
         end = starts[index + 1] if index + 1 < len(starts) else len(chars)
         answer = chars[start + 1 : end]
         feedback = next((position for position, char in enumerate(answer) if char == "#"), len(answer))
         answer_text = "".join(answer[:feedback])
-        if "->" in answer_text:
-            raise question_error(lines[start], number, name, _("matching questions cannot be imported"))
         weight_match = _WEIGHT_RE.match(answer_text.strip())
         weight = float(weight_match.group(1)) if weight_match else (100.0 if chars[start] == "=" else 0.0)
         if weight_match:
             answer_text = answer_text.strip()[weight_match.end() :]
         if 0 < weight < 100:
+            # Moodle: no = answer makes a multiple-answer question; with one, partial credit.
+            if "=" not in marks:
+                message = _("multiple-answer questions (weights on ~ answers, no = answer) cannot be imported")
+                raise UnsupportedQuestion(first_line, number, name, _("multiple answers"), message)
             message = _("partial credit (%(weight)s%%) cannot be imported") % {"weight": weight_match.group(1)}
-            raise question_error(lines[start], number, name, message)
+            raise UnsupportedQuestion(lines[start], number, name, _("partial credit"), message)
         text = text_of(list(answer_text), lines[start])
         if not text:
             raise question_error(lines[start], number, name, _("an answer has no text"))
-        marks.append(chars[start])
         choices.append(ParsedChoice(line=lines[start], text=text))
         if weight >= 100:
             right.append(len(choices))
-    if "~" not in marks:
-        raise question_error(first_line, number, name, _("short-answer questions (only = answers) cannot be imported"))
     if len(choices) < 2:
         raise question_error(first_line, number, name, _("a question needs at least two answers"))
     if len(right) != 1:
@@ -182,15 +209,19 @@ def _answers(chars, lines, where):
 
 def _text(chars, line, number, name) -> tuple[str, bool]:
     """The question's text, and whether it (and so its answers) is HTML."""
-    raw = _plain(chars)
-    text_format = _FORMAT_RE.match(raw)
-    if text_format:
-        raw = raw[text_format.end() :]
-    html = bool(text_format) and text_format.group(1).lower() == "html"
+    raw, html = _formatted(_plain(chars).strip(), False)
     text = _converted(raw, html, line, number, name)
     if not text:
         raise question_error(line, number, name, _("the question has no text"))
     return text, html
+
+
+def _formatted(raw: str, html: bool) -> tuple[str, bool]:
+    """A text without its format marker, and whether it is HTML (``html``: when it has none)."""
+    text_format = _FORMAT_RE.match(raw)
+    if text_format is None:
+        return raw, html
+    return raw[text_format.end() :], text_format.group(1).lower() == "html"
 
 
 def _converted(raw: str, html: bool, line, number, name) -> str:

@@ -6,8 +6,10 @@ question keeps its choice order) and ``<answer fraction="100">`` for the right c
 a penalty below 0) for the others; texts in Moodle's multilang form (``multilang``). The quiz's
 title and description travel as a ``<question type="category">`` entry (the last segment of
 its path, and its ``<info>``). ``truefalse`` is read as two choices; every other question type
-is refused, naming the question and its line. Parsed with defusedxml's SAX reader, which
-refuses entity bombs and external entities and tells each element's line.
+refuses the file, naming the question and its line, or is skipped and reported
+(``parse(..., skip_unsupported=True)``), as Moodle's importer imports what it can. Parsed
+with defusedxml's SAX reader, which refuses entity bombs and external entities and tells each
+element's line.
 """
 
 from dataclasses import dataclass, field
@@ -21,6 +23,8 @@ from django.utils.translation import gettext as _
 
 from quizzes.content.formats.common import (
     QuestionFileError,
+    Skipping,
+    UnsupportedQuestion,
     category_path,
     category_path_title,
     question_error,
@@ -32,7 +36,6 @@ from quizzes.content.languages import SOURCE_LANGUAGE, text_in
 from quizzes.content.seedformat import ParsedChoice, ParsedQuestion, ParsedQuiz
 
 SUPPORTED_TYPES = ("multichoice", "truefalse")
-SKIPPED_TYPES = ("category",)
 
 
 @dataclass
@@ -96,31 +99,26 @@ class _Question:
     keep_choice_order: bool | None
 
 
-def parse(data: bytes) -> dict[str, ParsedQuiz]:
-    """Every language the file holds (English first), each a quiz of the same questions."""
+def parse(data: bytes, *, skip_unsupported: bool = False) -> dict[str, ParsedQuiz]:
+    """Every language the file holds (English first), each a quiz of the same questions; a
+    question of a kind this site has not refuses the file, or is left out and reported in
+    each language's ``skipped`` with ``skip_unsupported``."""
     root = _read(data)
     if root.tag != "quiz":
         message = _("a Moodle XML file holds one <quiz> element, not <%(tag)s>") % {"tag": root.tag}
         raise QuestionFileError(root.line, message)
     title = description = None
-    questions: list[_Question] = []
+    questions = Skipping(skip_unsupported)
     for element in root.all("question"):
         kind = element.attrs.get("type", "")
         name = _name(element)
         if kind == "category":
-            if not questions:
+            if questions.next_number == 1:
                 title, description = _category(element) or (title, description)
             continue
-        number = len(questions) + 1
-        if kind not in SUPPORTED_TYPES:
-            message = _(
-                "questions of type %(type)s cannot be imported; only single-answer multiple choice and true/false"
-            )
-            raise question_error(element.line, number, name, message % {"type": kind or "?"})
-        questions.append(_question(element, number, name))
-    if not questions:
-        raise QuestionFileError(root.line, _("the file holds no multiple-choice question"))
-    return _by_language(title, description, questions)
+        questions.add(lambda element=element, at=questions.next_number, name=name: _question(element, at, name))
+    read = questions.questions(root.line, _("the file holds no multiple-choice question"))
+    return _by_language(title, description, read, questions.skipped)
 
 
 def render(quiz) -> str:
@@ -192,8 +190,13 @@ def _category(element: _Element) -> tuple[dict[str, str], dict[str, str] | None]
 
 def _question(element: _Element, number: int, name: str) -> _Question:
     where = (number, name)
-    if element.attrs["type"] == "multichoice" and element.value("single", "true").lower() not in ("true", "1"):
-        raise question_error(element.line, number, name, _("multiple-answer questions cannot be imported"))
+    kind = element.attrs.get("type", "")
+    if kind not in SUPPORTED_TYPES:
+        message = _("questions of type %(type)s cannot be imported; only single-answer multiple choice and true/false")
+        raise UnsupportedQuestion(element.line, number, name, kind or "?", message % {"type": kind or "?"})
+    if kind == "multichoice" and element.value("single", "true").lower() not in ("true", "1"):
+        message = _("multiple-answer questions cannot be imported")
+        raise UnsupportedQuestion(element.line, number, name, _("multiple answers"), message)
     choices, right = [], []
     for answer in element.all("answer"):
         try:
@@ -202,7 +205,8 @@ def _question(element: _Element, number: int, name: str) -> _Question:
             raise question_error(answer.line, number, name, _("the answer's fraction is not a number")) from None
         if 0 < fraction < 100:
             message = _("partial credit (fraction %(fraction)s) cannot be imported")
-            raise question_error(answer.line, number, name, message % {"fraction": answer.attrs["fraction"]})
+            message %= {"fraction": answer.attrs["fraction"]}
+            raise UnsupportedQuestion(answer.line, number, name, _("partial credit"), message)
         texts = _texts(answer, _("answer"), where)
         if element.attrs["type"] == "truefalse":
             texts = {language: text.capitalize() for language, text in texts.items()}
@@ -231,7 +235,7 @@ def _question(element: _Element, number: int, name: str) -> _Question:
     )
 
 
-def _by_language(title, description, questions: list[_Question]) -> dict[str, ParsedQuiz]:
+def _by_language(title, description, questions: list[_Question], skipped: list) -> dict[str, ParsedQuiz]:
     found = set(title or ()) | set(description or ())
     for question in questions:
         found |= set(question.texts) | set(question.explanations or ())
@@ -254,6 +258,7 @@ def _by_language(title, description, questions: list[_Question]) -> dict[str, Pa
                 )
                 for question in questions
             ],
+            skipped=skipped,
         )
         for language in languages
     }
