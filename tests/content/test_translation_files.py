@@ -73,6 +73,53 @@ def test_toolkit_tools_read_the_exports(gc_quiz, first_question, tmp_path, fmt):
         assert len(groups) == gc_quiz.questions.filter(is_archived=False).count()
 
 
+def convert(tool: str, source: Path, target: Path) -> bytes:
+    done = subprocess.run([BIN / tool, source, target], capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and "Error" not in done.stderr, done.stderr
+    return target.read_bytes()
+
+
+def test_a_po_through_po2xliff_imports_back(gc_quiz, first_question, tmp_path):
+    """A translator's tool that works in XLIFF: po2xliff numbers the units and keeps each one's
+    location, where the export writes its id too."""
+    (tmp_path / "quiz.po").write_bytes(export(gc_quiz.slug, "ur", "po"))
+    converted = convert("po2xliff", tmp_path / "quiz.po", tmp_path / "quiz.xlf")
+    before = snapshot()
+    assert translations_import(None, converted, language="ur").changed == []  # the same texts
+    assert snapshot() == before
+
+    store = xlifffile.parsestring(converted)
+    unit = next(unit for unit in store.units if unit.source == first_question.text_en)
+    unit.target = "ایک نیا ترجمہ"
+    result = translations_import(None, bytes(store), language="ur")
+    assert result.ok and [change.unit_id for change in result.changed] == [f"question.{first_question.pk}.text"]
+    first_question.refresh_from_db()
+    assert first_question.text_ur == "ایک نیا ترجمہ"
+
+
+def test_an_xliff_through_xliff2po_imports_back_with_its_language_given(gc_quiz, first_question, tmp_path):
+    """xliff2po keeps no id and names no language: the units are found by the location the
+    export writes, and the language is the one the importer gives."""
+    (tmp_path / "quiz.xlf").write_bytes(export(gc_quiz.slug, "ur", "xliff"))
+    converted = convert("xliff2po", tmp_path / "quiz.xlf", tmp_path / "quiz.po")
+    before = snapshot()
+    assert translations_import(None, converted, language="ur").changed == []
+    assert snapshot() == before
+
+    store = pofile.parsestring(converted)
+    unit = next(unit for unit in store.units if unit.source == first_question.text_en)
+    unit.target = "ایک نیا ترجمہ"
+    unit.markfuzzy(False)
+    path = tmp_path / "edited.po"
+    path.write_bytes(bytes(store))
+    call_command("import_translations", str(path), "--language", "ur")
+    first_question.refresh_from_db()
+    assert first_question.text_ur == "ایک نیا ترجمہ"
+    # A file that names another language is still refused.
+    with pytest.raises(TranslationFileError, match="not in 'sn'"):
+        translations_import(None, export(gc_quiz.slug, "ur", "po"), language="sn")
+
+
 def test_xliff_states_and_notes(gc_quiz, first_question):
     make_stale(first_question)
     old_english = first_question.text_en.removesuffix(" (edited)")

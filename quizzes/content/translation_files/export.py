@@ -51,6 +51,8 @@ def _xliff(quiz: Quiz, units: list[Unit], language: str) -> bytes:
         item = xliffunit(unit.english)
         store.addunit(item)
         item.setid(unit.id)
+        # The id as a location too: translate-toolkit's xliff2po keeps locations, not ids.
+        item.addlocation(unit.id)
         item.addnote(unit.role, origin="developer")
         status = unit.status
         target = item.xmlelement.find(store.namespaced("target"))
@@ -121,6 +123,8 @@ def _po(quiz: Quiz, units: list[Unit], language: str, exported_by) -> bytes:
     for unit in units:
         item = pounit(unit.english)
         item.setcontext(unit.id)
+        # The id as a location too: translate-toolkit's po2xliff keeps locations, not contexts.
+        item.addlocation(unit.id)
         item.addnote(unit.role, origin="developer")
         status = unit.status
         if status != Status.MISSING:

@@ -71,18 +71,29 @@ def sniff_format(data: bytes) -> str:
     return XLIFF if head.startswith(b"<") else PO
 
 
-def _read_xliff(data: bytes) -> tuple[str | None, list[_FileUnit]]:
+def _read_xliff(data: bytes, reviewed: bool) -> tuple[str | None, list[_FileUnit]]:
     try:
         store = xlifffile.parsestring(data)
     except Exception as error:  # the toolkit raises lxml's and its own errors alike
         raise TranslationFileError(_("This is not a readable XLIFF file: %(error)s") % {"error": error}) from None
     units = []
     for item in store.units:
+        if item.isheader():  # a PO header carried over by po2xliff
+            continue
+        given = item.xmlelement.get("id") or ""
+        unit_id = _unit_id(given, item.getlocations())
+        source, text = str(item.source or ""), str(item.target or "")
+        approved = item.xmlelement.get("approved") == "yes"
+        if unit_id != given:
+            # Found by its location: a PO unit converted by po2xliff, which approves every
+            # translation that was not fuzzy; read with PO's meaning, its comments included.
+            comments = item.getnotes(origin="po-translator").splitlines()
+            units.append(_po_unit(unit_id, source, text, fuzzy=not approved, comments=comments, reviewed=reviewed))
+            continue
         target = item.xmlelement.find(store.namespaced("target"))
         state_attr = target.get("state", "") if target is not None else ""
         qualifier = target.get("state-qualifier", "") if target is not None else ""
-        final = item.xmlelement.get("approved") == "yes" or state_attr in ("signed-off", "final")
-        if final:
+        if approved or state_attr in ("signed-off", "final"):
             state = Status.REVIEWED
         elif qualifier == MT_QUALIFIER:
             state = Status.MACHINE
@@ -90,7 +101,7 @@ def _read_xliff(data: bytes) -> tuple[str | None, list[_FileUnit]]:
             state = Status.TRANSLATED
         else:
             state = None
-        units.append(_FileUnit(item.xmlelement.get("id") or "", str(item.source or ""), str(item.target or ""), state))
+        units.append(_FileUnit(unit_id, source, text, state))
     return store.gettargetlanguage(), units
 
 
@@ -99,37 +110,58 @@ def _read_po(data: bytes, reviewed: bool) -> tuple[str | None, list[_FileUnit]]:
         store = pofile.parsestring(data)
     except Exception as error:  # the toolkit raises several kinds on a broken file
         raise TranslationFileError(_("This is not a readable PO file: %(error)s") % {"error": error}) from None
-    units = []
-    for item in store.units:
-        if item.isheader() or item.isobsolete():
-            continue
-        comments = item.getnotes(origin="translator").splitlines()
-        if item.isfuzzy():
-            state = Status.MACHINE if PO_MACHINE_COMMENT in comments else None
-        else:
-            state = Status.REVIEWED if reviewed else Status.TRANSLATED
-        units.append(
-            _FileUnit(
-                item.getcontext() or "",
-                str(item.source or ""),
-                str(item.target or ""),
-                state,
-                fuzzy=item.isfuzzy(),
-                marked_reviewed=PO_REVIEWED_COMMENT in comments and not item.isfuzzy(),
-            )
+    units = [
+        _po_unit(
+            _unit_id(item.getcontext() or "", item.getlocations()),
+            str(item.source or ""),
+            str(item.target or ""),
+            fuzzy=item.isfuzzy(),
+            comments=item.getnotes(origin="translator").splitlines(),
+            reviewed=reviewed,
         )
+        for item in store.units
+        if not (item.isheader() or item.isobsolete())
+    ]
     return store.gettargetlanguage() or store.parseheader().get("Language"), units
+
+
+def _po_unit(unit_id: str, source: str, target: str, *, fuzzy: bool, comments: list[str], reviewed: bool):
+    """A unit as PO says it: fuzzy (a machine translation where its comment says so) or
+    translated (reviewed when the importer says the file is), and its "reviewed" comment."""
+    if fuzzy:
+        state = Status.MACHINE if PO_MACHINE_COMMENT in comments else None
+    else:
+        state = Status.REVIEWED if reviewed else Status.TRANSLATED
+    marked_reviewed = PO_REVIEWED_COMMENT in comments and not fuzzy
+    return _FileUnit(unit_id, source, target, state, fuzzy=fuzzy, marked_reviewed=marked_reviewed)
+
+
+def _unit_id(given: str, locations: list[str]) -> str:
+    """A unit's id: the one the file gives where it is one of ours, else its location, which
+    the export writes too (translate-toolkit's po2xliff numbers the units and keeps the
+    locations; its xliff2po drops the ids and keeps the locations)."""
+    if _parsed_id(given) is not None or not locations:
+        return given
+    return next((location for location in locations if _parsed_id(location) is not None), given)
+
+
+def _parsed_id(unit_id: str) -> tuple[type, int] | None:
+    """(model, primary key) of an id as ``units.unit_id`` writes it, or None."""
+    models = {kind: model for model, kind in KINDS.items()}
+    kind, _dot, rest = unit_id.partition(".")
+    pk, _dot, name = rest.partition(".")
+    if kind not in models or not pk.isdigit() or not name:
+        return None
+    return models[kind], int(pk)
 
 
 def _quiz_of(file_units: list[_FileUnit]) -> Quiz | None:
     """The quiz the file's first known unit belongs to."""
-    models = {kind: model for model, kind in KINDS.items()}
     for item in file_units:
-        kind, _dot, rest = item.id.partition(".")
-        pk, _dot, _name = rest.partition(".")
-        if kind not in models or not pk.isdigit():
+        parsed = _parsed_id(item.id)
+        if parsed is None:
             continue
-        obj = models[kind].objects.filter(pk=int(pk)).first()
+        obj = parsed[0].objects.filter(pk=parsed[1]).first()
         if obj is None:
             continue
         if isinstance(obj, Quiz):
@@ -170,14 +202,15 @@ def translations_import(
     """
     fmt = fmt or sniff_format(data)
     if fmt == XLIFF:
-        file_language, file_units = _read_xliff(data)
+        file_language, file_units = _read_xliff(data, reviewed)
     elif fmt == PO:
         file_language, file_units = _read_po(data, reviewed)
     else:
         raise TranslationFileError(_("Unknown translation file format %(format)r.") % {"format": fmt})
     if language not in dict(settings.LANGUAGES) or language == settings.MODELTRANSLATION_DEFAULT_LANGUAGE:
         raise TranslationFileError(_("Unknown translation language %(language)r.") % {"language": language})
-    if (file_language or "") != language:
+    # A file that names no language (xliff2po writes none) is in the one the importer says.
+    if file_language and file_language != language:
         message = _("The file is in %(file)r, not in %(language)r.")
         raise TranslationFileError(message % {"file": file_language or "", "language": language})
     if quiz is None:
