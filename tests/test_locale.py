@@ -39,8 +39,12 @@ def test_compiled_catalogue_matches_its_source(language):
         mo = gettext.GNUTranslations(handle)
 
     for entry in po.translated_entries():
-        if entry.msgid_plural:
+        if entry.msgid_plural and entry.msgctxt:
+            assert mo.npgettext(entry.msgctxt, entry.msgid, entry.msgid_plural, 1) == entry.msgstr_plural[0]
+        elif entry.msgid_plural:
             assert mo.ngettext(entry.msgid, entry.msgid_plural, 1) == entry.msgstr_plural[0]
+        elif entry.msgctxt:
+            assert mo.pgettext(entry.msgctxt, entry.msgid) == entry.msgstr, (entry.msgctxt, entry.msgid)
         else:
             assert mo.gettext(entry.msgid) == entry.msgstr, entry.msgid
 

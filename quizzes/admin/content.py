@@ -38,6 +38,7 @@ from quizzes.content.translation_status import (
     translation_columns,
     translation_status,
 )
+from quizzes.content.true_false import true_false_choices_translate
 from quizzes.managers import is_answered
 from quizzes.models import Answer, Attempt, Question, Quiz
 
@@ -262,6 +263,9 @@ class QuestionSafeEditsMixin(QuestionRegradeMixin, RefuseDeletingAnsweredMixin):
 
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
+        # A true or false question's choices in every language, in the site's words where the
+        # editor wrote none.
+        true_false_choices_translate(form.instance)
         languages = form.cleaned_data.get("translations_reviewed") or []
         if languages:
             translations_confirm(question=form.instance, languages=languages)

@@ -22,7 +22,8 @@ from quizzes.content.translation_status import (
     translation_status,
     translations_stamp_changed,
 )
-from quizzes.models import Choice, PoolDraw, Question
+from quizzes.content.true_false import true_false_value
+from quizzes.models import Choice, PoolDraw, Question, QuestionKind
 
 # The headline of a refusal whose every content problem follows as an item of its own.
 PUBLISH_WITH_PROBLEMS = _("This quiz can't be published until its content problems are fixed:")
@@ -32,6 +33,10 @@ PUBLISH_NEW_QUIZ = _(
 NO_CORRECT_CHOICE = _("Mark one choice as correct.")
 SEVERAL_CORRECT_CHOICES = _("Only one choice may be marked correct.")
 TOO_FEW_CHOICES = _("A question needs at least two choices that are not archived.")
+TRUE_FALSE_CHOICES = _(
+    "A true or false question has two choices, “True” then “False” in English; the other languages "
+    "get the site's words where they have none."
+)
 ARCHIVED_CHOICE_CORRECT = _(
     "Choice %(position)s is archived and marked correct: mark another choice correct before archiving it."
 )
@@ -133,7 +138,18 @@ def _language_choices():
     return [(code, names[code]) for code in TRANSLATION_LANGUAGES]
 
 
-class QuestionAdminForm(TranslationStampMixin, forms.ModelForm):
+class TrueFalseKeepsOrderMixin:
+    """A true or false question's choices keep their order, True then False (a database
+    constraint): the form says so rather than refusing the save."""
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("kind") == QuestionKind.TRUE_FALSE:
+            cleaned["keep_choice_order"] = True
+        return cleaned
+
+
+class QuestionAdminForm(TrueFalseKeepsOrderMixin, TranslationStampMixin, forms.ModelForm):
     translations_reviewed = forms.MultipleChoiceField(
         label=_("Translations reviewed"),
         choices=_language_choices,
@@ -146,7 +162,7 @@ class QuestionAdminForm(TranslationStampMixin, forms.ModelForm):
     )
 
 
-class QuestionInlineForm(TranslationStampMixin, forms.ModelForm):
+class QuestionInlineForm(TrueFalseKeepsOrderMixin, TranslationStampMixin, forms.ModelForm):
     pass
 
 
@@ -228,6 +244,10 @@ class ChoiceInlineFormSet(forms.BaseInlineFormSet):
         offered = [form for form in kept if not form.cleaned_data.get("is_archived")]
         if len(offered) < 2:
             raise ValidationError(TOO_FEW_CHOICES, code="too_few_choices")
+        if self.instance.kind == QuestionKind.TRUE_FALSE:
+            english = [true_false_value(form.cleaned_data.get("text_en") or "") for form in offered]
+            if english != [True, False]:
+                raise ValidationError(TRUE_FALSE_CHOICES, code="true_false_choices")
         correct = sum(bool(form.cleaned_data.get("is_correct")) for form in offered)
         if correct == 0:
             raise ValidationError(NO_CORRECT_CHOICE, code="no_correct_choice")

@@ -174,7 +174,7 @@ class QuestionInline(TranslationStackedInline):
     model = Question
     form = QuestionInlineForm
     formset = QuestionInlineFormSet
-    fields = ("position", "text", "explanation", "pool", "keep_choice_order", "is_archived")
+    fields = ("position", "kind", "text", "explanation", "pool", "keep_choice_order", "is_archived")
     extra = 0
     show_change_link = True
     ordering = ("position",)
@@ -344,6 +344,7 @@ class QuestionAdmin(
         "quiz__course",
         "quiz",
         "is_archived",
+        "kind",
         "pool",
         QuestionMissingFilter,
         QuestionStaleFilter,
@@ -366,6 +367,7 @@ class QuestionAdmin(
     fields = (
         "quiz",
         "position",
+        "kind",
         "text",
         "explanation",
         "pool",

@@ -61,7 +61,17 @@ class QuestionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Question
-        fields = ["id", "position", "text", "text_language", "text_machine", "pool", "keep_choice_order", "choices"]
+        fields = [
+            "id",
+            "position",
+            "kind",
+            "text",
+            "text_language",
+            "text_machine",
+            "pool",
+            "keep_choice_order",
+            "choices",
+        ]
 
 
 class PoolDrawSerializer(serializers.ModelSerializer):

@@ -55,7 +55,7 @@ from quizzes.models import Choice, Course, PoolDraw, Question, QuestionVersion, 
 
 # A snapshot lives an hour at most in the cache, under the version it was read with.
 CONTENT_TIMEOUT = 60 * 60
-PREFIX = "quiz-content:4"
+PREFIX = "quiz-content:5"
 
 
 class _Snapshot:
@@ -179,6 +179,7 @@ def version_question(version, *, position: int, choice_order=None, **fields) -> 
         version_id=version.pk,
         version_number=version.number,
         revisions=version.revisions,
+        kind=version.kind,
         choices=tuple(
             ContentChoice(
                 {name: value for name, value in choices[choice_id].items() if name not in ("id", "position")},

@@ -31,6 +31,7 @@ class LocalizedQuestion:
     text: LocalizedText
     explanation: LocalizedText
     choices: list[LocalizedChoice]
+    kind: str  # a QuestionKind
 
     @property
     def machine(self) -> bool:
@@ -89,6 +90,7 @@ def _localize(quiz: Quiz | QuizContent, language: str) -> LocalizedQuiz:
                     )
                     for choice in _all(question.choices)
                 ],
+                kind=question.kind,
             )
             for question in _all(quiz.questions)
         ],

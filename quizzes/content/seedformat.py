@@ -50,6 +50,7 @@ class ParsedQuestion:
     correct: int | None = None  # the position of the right choice, from 1
     explanation: str | None = None
     keep_choice_order: bool | None = None
+    kind: str | None = None  # a QuestionKind
 
 
 @dataclass

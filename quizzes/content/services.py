@@ -22,8 +22,9 @@ from quizzes.content.formats.common import question_error
 from quizzes.content.languages import SOURCE_LANGUAGE, column, text_in, translated_fields
 from quizzes.content.seedformat import ParsedQuiz, SeedFormatError
 from quizzes.content.translation_status import Status, translations_stamp
+from quizzes.content.true_false import true_false_choices_translate
 from quizzes.managers import is_answered
-from quizzes.models import Choice, Course, Question, Quiz
+from quizzes.models import Choice, Course, Question, QuestionKind, Quiz
 
 
 class ContentImportError(Exception):
@@ -156,12 +157,14 @@ def quiz_create_from_file(*, parsed: ParsedQuiz, course: Course, slug: str, titl
             is_published=False,
         )
         for position, parsed_question in enumerate(parsed.questions, start=1):  # skipped ones leave no gap
+            true_false = parsed_question.kind == QuestionKind.TRUE_FALSE
             question = Question.objects.create(
                 quiz=quiz,
                 position=position,
                 text_en=parsed_question.text,
                 explanation_en=parsed_question.explanation or "",
-                keep_choice_order=bool(parsed_question.keep_choice_order),
+                kind=parsed_question.kind or QuestionKind.SINGLE,
+                keep_choice_order=true_false or bool(parsed_question.keep_choice_order),
             )
             Choice.objects.bulk_create(
                 Choice(
@@ -172,6 +175,7 @@ def quiz_create_from_file(*, parsed: ParsedQuiz, course: Course, slug: str, titl
                 )
                 for position, parsed_choice in enumerate(parsed_question.choices, start=1)
             )
+            true_false_choices_translate(question)
         quiz_content_invalidate(quiz.pk)  # bulk_create sends no signals
     return quiz
 
@@ -202,13 +206,22 @@ def quiz_translation_import(*, quiz: Quiz, parsed: ParsedQuiz, language: str) ->
                 _write(question, "explanation", language, parsed_question.explanation)
             if parsed_question.keep_choice_order is not None:
                 question.keep_choice_order = parsed_question.keep_choice_order
+            true_false = parsed_question.kind == QuestionKind.TRUE_FALSE
+            if parsed_question.kind is not None and language == SOURCE_LANGUAGE:
+                question.kind = parsed_question.kind
+            if question.kind == QuestionKind.TRUE_FALSE:
+                question.keep_choice_order = True
             question.save()
             choices = sorted(question.choices.all(), key=lambda choice: choice.position)
             key_changed = _key_write(question, choices, parsed_question)
             for choice, parsed_choice in zip(choices, parsed_question.choices, strict=True):
-                _write(choice, "text", language, parsed_choice.text, keep_identical=question_translated)
+                # A file's true or false says so in English words (GIFT's {T}, Moodle's "true"):
+                # not a translation, so a language's own words are kept.
+                if not (true_false and language != SOURCE_LANGUAGE):
+                    _write(choice, "text", language, parsed_choice.text, keep_identical=question_translated)
                 fields = [column("text", language), "translation_sources", *(["is_correct"] if key_changed else [])]
                 choice.save(update_fields=fields)
+            true_false_choices_translate(question)
     return quiz
 
 

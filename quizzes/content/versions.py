@@ -45,7 +45,7 @@ from quizzes.models import AttemptQuestion, Choice, Question, QuestionVersion, Q
 
 def question_version_content(question: Question) -> dict:
     """What a version of ``question`` holds, read from its rows now: ``texts``, ``choices``
-    (offered ones, by position) and ``correct_choice_id``, each text as learners are shown it
+    (offered ones, by position), ``correct_choice_id`` and ``kind``, each text as learners are shown it
     (``shown.shown_column``: a machine translation its language hides is left out), and
     ``machine_texts``, the machine translations it shows."""
     choices = list(Choice.objects.filter(question_id=question.pk, is_archived=False).order_by("position"))
@@ -60,6 +60,7 @@ def question_version_content(question: Question) -> dict:
         "choices": shown_choices,
         "correct_choice_id": next((choice.pk for choice in choices if choice.is_correct), None),
         "machine_texts": sorted(machine),
+        "kind": question.kind,
     }
 
 
@@ -98,6 +99,7 @@ def _same(version: QuestionVersion, content: dict) -> bool:
         and version.choices == content["choices"]
         and version.correct_choice_id == content["correct_choice_id"]
         and version.machine_texts == content["machine_texts"]
+        and version.kind == content["kind"]
     )
 
 

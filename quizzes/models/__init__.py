@@ -13,7 +13,7 @@ as Django finds them.
 from quizzes.models.accounts import UserPreferences
 from quizzes.models.api import IdempotencyKey
 from quizzes.models.attempts import Answer, Attempt, AttemptQuestion, QuizOverride, Regrade
-from quizzes.models.content import Choice, Course, FeedbackTiming, PoolDraw, Question, Quiz, new_token
+from quizzes.models.content import Choice, Course, FeedbackTiming, PoolDraw, Question, QuestionKind, Quiz, new_token
 from quizzes.models.enrollment import CourseGroup, Enrollment, EnrollmentChange
 from quizzes.models.languages import MACHINE_TRANSLATIONS_DEFAULT, LanguageSetting, MachineTranslations
 from quizzes.models.lti import LtiCourseLink, LtiGradeTarget, LtiNonce
@@ -40,6 +40,7 @@ __all__ = [
     "OutboxMessage",
     "PoolDraw",
     "Question",
+    "QuestionKind",
     "QuestionVersion",
     "Quiz",
     "QuizContentVersion",

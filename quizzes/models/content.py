@@ -157,6 +157,12 @@ class Quiz(models.Model):
         return (self.slug,)
 
 
+class QuestionKind(models.TextChoices):
+    SINGLE = "single", _("multiple choice, one right answer")
+    # Two choices, True then False as written (translated from the site's words), never shuffled.
+    TRUE_FALSE = "true_false", _("true or false")
+
+
 class Question(models.Model):
     quiz = models.ForeignKey(  # the lead of the unique (quiz, position)
         Quiz, on_delete=models.CASCADE, related_name="questions", verbose_name=_("quiz"), db_index=False
@@ -183,6 +189,16 @@ class Question(models.Model):
         default=False,
         help_text=_('Never shuffle this question\'s choices (for "all of the above").'),
     )
+    kind = models.CharField(
+        _("kind"),
+        max_length=20,
+        choices=QuestionKind.choices,
+        default=QuestionKind.SINGLE,
+        help_text=_(
+            "True or false: two choices, “True” and “False”, kept in that order; their translations "
+            "come from the site's own words where a language has none."
+        ),
+    )
     # Each translation's record: "<column>" (``text_ur``, ``text_ind``) -> the English it was
     # written against and its state (quizzes/content/translation_status.py).
     translation_sources = models.JSONField(_("translation sources"), default=dict, blank=True, editable=False)
@@ -197,6 +213,12 @@ class Question(models.Model):
             models.UniqueConstraint(fields=["quiz", "position"], name="question_unique_position_in_quiz"),
             models.CheckConstraint(condition=Q(position__gte=1), name="question_position_positive"),
             models.CheckConstraint(condition=_english_present("text"), name="question_text_en_present"),
+            models.CheckConstraint(condition=Q(kind__in=QuestionKind.values), name="question_kind_known"),
+            # True or false reads in that order: its choices are never shuffled.
+            models.CheckConstraint(
+                condition=~Q(kind=QuestionKind.TRUE_FALSE) | Q(keep_choice_order=True),
+                name="question_true_false_keeps_order",
+            ),
         ]
 
     def __str__(self):

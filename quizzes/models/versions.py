@@ -4,7 +4,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from quizzes.models.content import Question, Quiz, new_token
+from quizzes.models.content import Question, QuestionKind, Quiz, new_token
 
 
 class QuestionVersion(models.Model):
@@ -28,6 +28,8 @@ class QuestionVersion(models.Model):
     choices = models.JSONField(_("choices"))
     # A choice id, not a foreign key: the record stays whole if the choice is deleted.
     correct_choice_id = models.BigIntegerField(_("correct choice"), null=True)
+    # The question's kind (``QuestionKind``), which says how it was asked.
+    kind = models.CharField(_("kind"), max_length=20, choices=QuestionKind.choices, default=QuestionKind.SINGLE)
     revisions = models.JSONField(_("translation revisions"))
     # The texts above that are machine translations, shown as such (``text_ur``,
     # ``choice:<id>:text_ur``); a machine translation its language hides is not in ``texts``.

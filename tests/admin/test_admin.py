@@ -179,7 +179,7 @@ def test_attempts_and_answers_are_read_only(editor_client, content, student):
 
 
 def _question_form_data(question, correct=None):
-    data = {"quiz": question.quiz_id, "position": question.position}
+    data = {"quiz": question.quiz_id, "position": question.position, "kind": question.kind}
     for column in ("text_en", "text_ur", "text_sn", "text_ind", "explanation_en"):
         data[column] = getattr(question, column) or ""
     for column in ("explanation_ur", "explanation_sn", "explanation_ind"):

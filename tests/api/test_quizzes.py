@@ -238,9 +238,11 @@ def test_detail_questions_and_choices_with_ids_in_order(student_api, gc_quiz):
     assert [q["id"] for q in body["questions"]] == [q.pk for q in questions]
     assert [q["position"] for q in body["questions"]] == list(range(1, 9))
     for got, question in zip(body["questions"], questions, strict=True):
+        assert got["kind"] == "single"
         assert set(got) == {
             "id",
             "position",
+            "kind",
             "text",
             "text_language",
             "text_machine",

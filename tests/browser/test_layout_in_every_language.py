@@ -8,11 +8,16 @@ itself), not the HTML's attributes: what a student sees. Each page's screenshot 
 artifacts/screenshots/ (layout-<language>-<width>-<page>.png).
 """
 
+import io
+
 import pytest
+from django.core.management import call_command
+from django.utils import translation
 
 from quizzes.attempts.services import attempt_answer_submit, attempt_start
 from quizzes.content.cache import quiz_content
 from quizzes.content.shown import localized, shown_in_english
+from quizzes.content.true_false import true_false_word
 from quizzes.models import Attempt, AttemptQuestion, Choice, Question, Quiz, UserPreferences
 from tests.browser.conftest import STUDENT_USERNAME, expect, fonts_ready, login, screenshot
 
@@ -216,6 +221,31 @@ def test_code_in_urdu_text_reads_in_its_own_order(new_page, attempt):
             # Each character to the right of the one before it: read left to right, in its order.
             assert all(later > earlier for earlier, later in zip(run["xs"], run["xs"][1:], strict=False)), run
         assert_page_fits(page, f"ur-{width}-feedback-{CODE_QUESTION}")
+
+
+def test_a_true_or_false_question_in_english_inside_an_urdu_page(new_page, student, tmp_path):
+    """A short English question (a fallback) starts at the left of an Urdu page, above its two
+    choices in the site's Urdu words."""
+    path = tmp_path / "facts.gift"
+    path.write_text("$CATEGORY: $course$/top/Facts\n\n::Sky:: The sky is blue.{T}\n", encoding="utf-8")
+    call_command("import_quiz", str(path), "--format", "gift", stdout=io.StringIO())
+    Quiz.objects.filter(slug="facts").update(is_published=True)
+    attempt, _created = attempt_start(user=student, quiz=Quiz.objects.get(slug="facts"))
+    page = open_page(new_page, "ur", WIDTHS[0])
+    for width in at_each_width(page, f"/ur/attempts/{attempt.pk}/questions/1/"):
+        edges = page.locator("main form.question").evaluate(
+            """form => {
+                const range = document.createRange();
+                range.selectNodeContents(form.querySelector(".question-text"));
+                const text = range.getBoundingClientRect(), box = form.getBoundingClientRect();
+                return {gapLeft: text.left - box.left, gapRight: box.right - text.right};
+            }"""
+        )
+        assert edges["gapLeft"] < 40 < edges["gapRight"], (width, edges)
+        labels = page.locator("main form.question .choice label").all_inner_texts()
+        with translation.override("ur"):
+            assert [label.strip() for label in labels] == [true_false_word(True), true_false_word(False)]
+        assert_page_fits(page, f"ur-{width}-true-false")
 
 
 def test_the_menus_open_and_work_without_javascript(new_page, student):

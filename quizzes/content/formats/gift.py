@@ -34,6 +34,8 @@ from quizzes.content.formats.multilang import MarkupError, texts_by_language
 from quizzes.content.languages import SOURCE_LANGUAGE
 from quizzes.content.localized import quiz_localize
 from quizzes.content.seedformat import ParsedChoice, ParsedQuestion, ParsedQuiz, decode_lines
+from quizzes.content.true_false import TRUE_FALSE_ENGLISH
+from quizzes.models import QuestionKind
 
 SPECIAL = "~=#{}:"
 _ESCAPES = SPECIAL + "\\n"  # what a backslash escapes; before anything else it is itself
@@ -85,7 +87,10 @@ def render(quiz, language: str) -> str:
     for question in view.questions:
         name = question_name(question.position, english[question.id].text)
         parts.append(f"::{escape(name)}:: {escape(question.text.text)} {{")
-        parts.extend(f"{'=' if choice.is_correct else '~'}{escape(choice.text.text)}" for choice in question.choices)
+        if question.kind == QuestionKind.TRUE_FALSE:
+            parts.append("TRUE" if question.choices[0].is_correct else "FALSE")
+        else:
+            parts.extend(f"{'=' if c.is_correct else '~'}{escape(c.text.text)}" for c in question.choices)
         if question.explanation.text:
             parts.append(f"####{escape(question.explanation.text)}")
         parts += ["}", ""]
@@ -140,14 +145,22 @@ def _question(block: list[tuple[int, str]], number: int) -> ParsedQuestion:
         text_chars = [*text_chars, *MISSING_WORD, *chars[closing + 1 :]]
     text, html = _text(text_chars, first_line, number, name)
     where = (first_line, number, name, html)
-    choices, correct, explanation = _answers(chars[opening + 1 : closing], lines[opening + 1 : closing], where)
+    choices, correct, explanation, kind = _answers(chars[opening + 1 : closing], lines[opening + 1 : closing], where)
     return ParsedQuestion(
-        line=first_line, number=number, name=name, text=text, choices=choices, correct=correct, explanation=explanation
+        line=first_line,
+        number=number,
+        name=name,
+        text=text,
+        choices=choices,
+        correct=correct,
+        explanation=explanation,
+        kind=kind,
+        keep_choice_order=True if kind == QuestionKind.TRUE_FALSE else None,
     )
 
 
 def _answers(chars, lines, where):
-    """The choices, the right one's position and the general feedback of an answer block."""
+    """The choices, the right one's position, the general feedback and the kind of an answer block."""
     question_line, number, name, html = where
 
     def text_of(part, line):
@@ -163,8 +176,8 @@ def _answers(chars, lines, where):
     first_line = lines[0] if lines else question_line
     if plain.split("#")[0].strip().lower() in _TRUE_FALSE and "=" not in plain and "~" not in plain:
         right = _TRUE_FALSE[plain.split("#")[0].strip().lower()]
-        choices = [ParsedChoice(line=first_line, text="True"), ParsedChoice(line=first_line, text="False")]
-        return choices, 1 if right else 2, explanation
+        choices = [ParsedChoice(line=first_line, text=TRUE_FALSE_ENGLISH[value]) for value in (True, False)]
+        return choices, 1 if right else 2, explanation, QuestionKind.TRUE_FALSE
     starts = [index for index, char in enumerate(chars) if char in ("=", "~")]
     if not plain or plain.startswith("#") or not starts or _plain(chars[: starts[0]]).strip():
         message = _("only multiple-choice and true/false questions can be imported")
@@ -204,7 +217,7 @@ def _answers(chars, lines, where):
         raise question_error(first_line, number, name, _("a question needs at least two answers"))
     if len(right) != 1:
         raise right_choice_count_error(first_line, number, name, len(right))
-    return choices, right[0], explanation
+    return choices, right[0], explanation, QuestionKind.SINGLE
 
 
 def _text(chars, line, number, name) -> tuple[str, bool]:

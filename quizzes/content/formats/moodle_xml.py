@@ -34,6 +34,8 @@ from quizzes.content.formats.common import (
 from quizzes.content.formats.multilang import SITE_LANGUAGES, MarkupError, multilang_html, texts_by_language
 from quizzes.content.languages import SOURCE_LANGUAGE, text_in
 from quizzes.content.seedformat import ParsedChoice, ParsedQuestion, ParsedQuiz
+from quizzes.content.true_false import TRUE_FALSE_ENGLISH, true_false_value
+from quizzes.models import QuestionKind
 
 SUPPORTED_TYPES = ("multichoice", "truefalse")
 
@@ -97,6 +99,7 @@ class _Question:
     choices: list[tuple[int, dict[str, str]]]
     correct: int
     keep_choice_order: bool | None
+    kind: str  # a QuestionKind
 
 
 def parse(data: bytes, *, skip_unsupported: bool = False) -> dict[str, ParsedQuiz]:
@@ -128,10 +131,22 @@ def render(quiz) -> str:
     _text(_sub(category, "category"), category_path(multilang_html(_all_languages(quiz, "title"), paragraph=False)))
     _text(_sub(category, "info", format="html"), multilang_html(_all_languages(quiz, "description")))
     for question in quiz.questions.all():
-        entry = _sub(root, "question", type="multichoice")
+        true_false = question.kind == QuestionKind.TRUE_FALSE
+        entry = _sub(root, "question", type="truefalse" if true_false else "multichoice")
         _text(_sub(entry, "name"), question_name(question.position, text_in(question, "text", SOURCE_LANGUAGE)))
         _text(_sub(entry, "questiontext", format="html"), multilang_html(_all_languages(question, "text")))
         _text(_sub(entry, "generalfeedback", format="html"), multilang_html(_all_languages(question, "explanation")))
+        if true_false:  # as Moodle writes one: its answers "true" and "false", in its own words
+            for tag, value in (("defaultgrade", "1"), ("penalty", "1"), ("hidden", "0")):
+                _sub(entry, tag).text = value
+            for choice in question.choices.all():
+                value = true_false_value(text_in(choice, "text", SOURCE_LANGUAGE))
+                answer = _sub(
+                    entry, "answer", fraction="100" if choice.is_correct else "0", format="moodle_auto_format"
+                )
+                _text(answer, TRUE_FALSE_ENGLISH[bool(value)].lower())
+                _text(_sub(answer, "feedback", format="html"), "")
+            continue
         for tag, value in (("defaultgrade", "1"), ("penalty", "0"), ("hidden", "0"), ("single", "true")):
             _sub(entry, tag).text = value
         _sub(entry, "shuffleanswers").text = "0" if question.keep_choice_order else "1"
@@ -208,8 +223,6 @@ def _question(element: _Element, number: int, name: str) -> _Question:
             message %= {"fraction": answer.attrs["fraction"]}
             raise UnsupportedQuestion(answer.line, number, name, _("partial credit"), message)
         texts = _texts(answer, _("answer"), where)
-        if element.attrs["type"] == "truefalse":
-            texts = {language: text.capitalize() for language, text in texts.items()}
         if not texts[SOURCE_LANGUAGE]:
             raise question_error(answer.line, number, name, _("an answer has no English text"))
         choices.append((answer.line, texts))
@@ -219,6 +232,9 @@ def _question(element: _Element, number: int, name: str) -> _Question:
         raise question_error(element.line, number, name, _("a question needs at least two answers"))
     if len(right) != 1:
         raise right_choice_count_error(element.line, number, name, len(right))
+    true_false = kind == "truefalse"
+    if true_false:
+        choices, right = _true_then_false(choices, right[0], element.line, where)
     texts = _texts(element.child("questiontext"), _("question text"), where) or {}
     if not texts.get(SOURCE_LANGUAGE):
         raise question_error(element.line, number, name, _("the question has no English text"))
@@ -231,8 +247,20 @@ def _question(element: _Element, number: int, name: str) -> _Question:
         explanations=_texts(element.child("generalfeedback"), _("general feedback"), where),
         choices=choices,
         correct=right[0],
-        keep_choice_order={"0": True, "false": True, "1": False, "true": False}.get(shuffle),
+        keep_choice_order=True if true_false else {"0": True, "false": True, "1": False, "true": False}.get(shuffle),
+        kind=QuestionKind.TRUE_FALSE if true_false else QuestionKind.SINGLE,
     )
+
+
+def _true_then_false(choices, right: int, line: int, where) -> tuple[list, list[int]]:
+    """A true/false question's two answers as this site keeps them: "True" then "False", in
+    English only (each language's words are the site's), and which of them is right."""
+    values = [true_false_value(texts[SOURCE_LANGUAGE]) for _line, texts in choices]
+    if sorted(values, key=str) != [False, True]:
+        raise question_error(line, *where, _("a true/false question's answers are “true” and “false”"))
+    lines = dict(zip(values, (answer_line for answer_line, _texts in choices), strict=True))
+    ordered = [(lines[value], {SOURCE_LANGUAGE: TRUE_FALSE_ENGLISH[value]}) for value in (True, False)]
+    return ordered, [1 if values[right - 1] else 2]
 
 
 def _by_language(title, description, questions: list[_Question], skipped: list) -> dict[str, ParsedQuiz]:
@@ -255,6 +283,7 @@ def _by_language(title, description, questions: list[_Question], skipped: list) 
                     correct=question.correct,
                     explanation=None if question.explanations is None else question.explanations.get(language, ""),
                     keep_choice_order=question.keep_choice_order,
+                    kind=question.kind,
                 )
                 for question in questions
             ],
