@@ -7,7 +7,7 @@ PORT ?= 8000
 # make run is for development: debug on, embedded SQLite unless DATABASE_URL says otherwise.
 DEV_ENV := DJANGO_DEBUG=1
 
-.PHONY: run test install install-run screenshots setup lint fuzz messages clean bench-stats bench bench-ab client lrs-venv fonts lighthouse deploy-check bench-school
+.PHONY: run test install install-run screenshots setup lint fuzz messages clean bench-stats bench-import bench bench-ab client lrs-venv fonts lighthouse deploy-check bench-school
 
 # make run installs what the site needs (requirements.txt), printing each package as it goes;
 # make test and the tools add the test toolchain (requirements-dev.txt) to the same virtualenv.
@@ -128,6 +128,10 @@ bench-school: install
 # median and p95 of 20 renders, written to benchmarks/results/statistics-page.json.
 bench-stats: install
 	$(PY) benchmarks/statistics_page.py
+
+# How long the largest bank one import takes (1,000 questions) takes, as GIFT and Moodle XML.
+bench-import: install
+	$(PY) benchmarks/import_bank.py
 
 # The Urdu web font: the vendored Noto Nastaliq Urdu cut down to the Urdu alphabet (scripts/font_subset.py).
 fonts: install

@@ -5,11 +5,8 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from quizzes.content.formats.files import FORMAT_CHOICES, MOODLE_XML
+from quizzes.content.formats.files import FORMAT_CHOICES, MAX_FILE_BYTES, MOODLE_XML, file_too_large
 from quizzes.models import Course, Quiz
-
-MAX_FILE_SIZE = 5 * 1024 * 1024
-TOO_LARGE = _("The file is larger than %(size)d MB; split it.")
 
 
 class QuestionFileImportForm(forms.Form):
@@ -55,8 +52,8 @@ class QuestionFileImportForm(forms.Form):
 
     def clean_file(self):
         upload = self.cleaned_data["file"]
-        if upload.size > MAX_FILE_SIZE:
-            raise ValidationError(TOO_LARGE, code="too_large", params={"size": MAX_FILE_SIZE // (1024 * 1024)})
+        if upload.size > MAX_FILE_BYTES:
+            raise ValidationError(file_too_large(), code="too_large")
         return upload
 
 

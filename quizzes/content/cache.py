@@ -50,7 +50,7 @@ from django.dispatch import receiver
 from common.loading import collecting, when_loaded
 from quizzes.content.languages import translated_fields
 from quizzes.content.shown import shown_columns
-from quizzes.content.versions import question_version_sync
+from quizzes.content.versions import question_versions_sync
 from quizzes.models import Choice, Course, PoolDraw, Question, QuestionVersion, Quiz, QuizContentVersion
 
 # A snapshot lives an hour at most in the cache, under the version it was read with.
@@ -361,13 +361,17 @@ def quiz_contents(versions: dict[int, int | None]) -> dict[int, QuizContent]:
 
 def quiz_content_invalidate(quiz_id: int) -> None:
     """After a write that bypassed ``save()`` (``QuerySet.update``, ``bulk_create``): bring the
-    versions of the quiz's questions up to date (``question_version_sync``, which the receivers
-    call for every save), and stop serving the cached content of the quiz: a new version in
+    versions of the quiz's questions up to date (``question_versions_sync``, as the receivers'
+    ``question_version_sync`` does for every save), and stop serving the cached content of the quiz: a new version in
     the database, in the current transaction (so whoever reads it reads the rows written with
     it), and this process's copy dropped at once and again when the transaction commits; the
-    other processes read the new version within ``VERSION_RECHECK`` seconds."""
-    for question_id in Question.objects.filter(quiz_id=quiz_id).order_by("pk").values_list("pk", flat=True):
-        question_version_sync(question_id)
+    other processes read the new version within ``VERSION_RECHECK`` seconds. While rows are
+    loaded whole (``common.loading``) it is done once for the quiz when they are all in."""
+    touched = collecting()
+    if touched is not None:
+        touched["quizzes"].add(quiz_id)
+        return
+    question_versions_sync(Question.objects.filter(quiz_id=quiz_id).values_list("pk", flat=True))
     _invalidate([quiz_id])
 
 

@@ -17,11 +17,12 @@ from django.db.models import Max
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
+from common.loading import rows_loaded
 from quizzes.content.cache import quiz_content_invalidate
 from quizzes.content.formats.common import question_error
 from quizzes.content.languages import SOURCE_LANGUAGE, column, text_in, translated_fields
 from quizzes.content.seedformat import ParsedQuiz, SeedFormatError
-from quizzes.content.translation_status import Status, translations_stamp
+from quizzes.content.translation_status import SOURCES_FIELD, Status, translations_stamp
 from quizzes.content.true_false import true_false_choices_translate
 from quizzes.managers import is_answered
 from quizzes.models import Choice, Course, Question, QuestionKind, Quiz
@@ -78,7 +79,8 @@ def quiz_import_languages(
         if language not in dict(settings.LANGUAGES):
             raise ContentImportError(_("Unknown language %(language)r.") % {"language": language})
     existing = Quiz.objects.filter(slug=quiz_slug).select_related("course").first() if quiz_slug else None
-    with transaction.atomic():
+    # The rows' versions and the content's invalidation once per quiz at the end, as loaddata's.
+    with transaction.atomic(), rows_loaded():
         if existing is not None:
             if course_slug and existing.course.slug != course_slug:
                 raise ContentImportError(
@@ -107,10 +109,8 @@ def quiz_import_languages(
             if not same_title:
                 raise SameTitleError(namesake)
             slug = _free_slug(slug)
-        quiz = quiz_create_from_file(parsed=english, course=course, slug=slug, title=title)
-        for language, quiz_file in parsed.items():
-            if language != SOURCE_LANGUAGE:
-                quiz_translation_import(quiz=quiz, parsed=quiz_file, language=language)
+        translations = {language: quiz_file for language, quiz_file in parsed.items() if language != SOURCE_LANGUAGE}
+        quiz = quiz_create_from_file(parsed=english, course=course, slug=slug, title=title, translations=translations)
         return quiz, True
 
 
@@ -125,15 +125,21 @@ def _free_slug(slug: str) -> str:
     return f"{slug}-{number}"[: Quiz._meta.get_field("slug").max_length]
 
 
-def quiz_create_from_file(*, parsed: ParsedQuiz, course: Course, slug: str, title: str | None = None) -> Quiz:
-    """Create an unpublished quiz from an English file (titled ``title`` if the file names none).
+def quiz_create_from_file(
+    *, parsed: ParsedQuiz, course: Course, slug: str, title: str | None = None, translations=None
+) -> Quiz:
+    """Create an unpublished quiz from an English file (titled ``title`` if the file names none),
+    with the other languages of a file that holds several (``translations``, by language, of
+    the same shape) written into the same rows, as ``quiz_translation_import`` writes them.
 
     A file in the seed format says nothing of correct choices or explanations, so the quiz
     stays unpublished until an editor adds them (validate_content lists what is missing);
     a question file that carries them (Moodle XML, GIFT, Aiken's key) sets them.
     """
+    translations = translations or {}
     title = parsed.title or title or ""
-    _check_fits(parsed)
+    for quiz_file in (parsed, *translations.values()):
+        _check_fits(quiz_file)
     if not title:
         raise ContentImportError(_("The file names no quiz title."))
     slug_length = Quiz._meta.get_field("slug").max_length
@@ -148,33 +154,42 @@ def quiz_create_from_file(*, parsed: ParsedQuiz, course: Course, slug: str, titl
         )
     next_position = (course.quizzes.aggregate(last=Max("position"))["last"] or 0) + 1
     with transaction.atomic():
-        quiz = Quiz.objects.create(
-            course=course,
-            slug=slug,
-            position=next_position,
-            title_en=title,
-            description_en=parsed.description or "",
-            is_published=False,
-        )
-        for position, parsed_question in enumerate(parsed.questions, start=1):  # skipped ones leave no gap
+        quiz = Quiz(course=course, slug=slug, position=next_position, title_en=title, is_published=False)
+        quiz.description_en = parsed.description or ""
+        for language, quiz_file in translations.items():
+            for field in translated_fields(Quiz):
+                if getattr(quiz_file, field) is not None:
+                    _write(quiz, field, language, getattr(quiz_file, field))
+        quiz.save()
+        for index, parsed_question in enumerate(parsed.questions):
             true_false = parsed_question.kind == QuestionKind.TRUE_FALSE
-            question = Question.objects.create(
+            question = Question(
                 quiz=quiz,
-                position=position,
+                position=index + 1,  # skipped questions leave no gap
                 text_en=parsed_question.text,
                 explanation_en=parsed_question.explanation or "",
                 kind=parsed_question.kind or QuestionKind.SINGLE,
                 keep_choice_order=true_false or bool(parsed_question.keep_choice_order),
             )
-            Choice.objects.bulk_create(
+            choices = [
                 Choice(
                     question=question,
                     position=position,
-                    text_en=parsed_choice.text,
+                    text_en=choice.text,
                     is_correct=position == parsed_question.correct,
                 )
-                for position, parsed_choice in enumerate(parsed_question.choices, start=1)
-            )
+                for position, choice in enumerate(parsed_question.choices, start=1)
+            ]
+            for language, quiz_file in translations.items():
+                translated = quiz_file.questions[index]
+                question_translated = _write(question, "text", language, translated.text)
+                if translated.explanation is not None:
+                    _write(question, "explanation", language, translated.explanation)
+                if not true_false:  # a true or false question's words are the site's
+                    for choice, parsed_choice in zip(choices, translated.choices, strict=True):
+                        _write(choice, "text", language, parsed_choice.text, keep_identical=question_translated)
+            question.save()
+            Choice.objects.bulk_create(choices)
             true_false_choices_translate(question)
         quiz_content_invalidate(quiz.pk)  # bulk_create sends no signals
     return quiz
@@ -200,7 +215,12 @@ def quiz_translation_import(*, quiz: Quiz, parsed: ParsedQuiz, language: str) ->
             if value is not None and (value or language != SOURCE_LANGUAGE or field == "description"):
                 _write(quiz, field, language, value)
         quiz.save()
+        question_fields = [*(column(name, language) for name in translated_fields(Question)), "kind"]
+        question_fields += ["keep_choice_order", SOURCES_FIELD]
+        choice_fields = [column("text", language), SOURCES_FIELD, "is_correct"]
+        changed_questions, changed_choices = [], []
         for question, parsed_question in zip(questions, parsed.questions, strict=True):
+            before = _values(question, question_fields)
             question_translated = _write(question, "text", language, parsed_question.text)
             if parsed_question.explanation is not None:
                 _write(question, "explanation", language, parsed_question.explanation)
@@ -211,16 +231,27 @@ def quiz_translation_import(*, quiz: Quiz, parsed: ParsedQuiz, language: str) ->
                 question.kind = parsed_question.kind
             if question.kind == QuestionKind.TRUE_FALSE:
                 question.keep_choice_order = True
-            question.save()
+            if _values(question, question_fields) != before:
+                changed_questions.append(question)
             choices = sorted(question.choices.all(), key=lambda choice: choice.position)
-            key_changed = _key_write(question, choices, parsed_question)
+            choices_before = [_values(choice, choice_fields) for choice in choices]
+            _key_write(question, choices, parsed_question)
             for choice, parsed_choice in zip(choices, parsed_question.choices, strict=True):
                 # A file's true or false says so in English words (GIFT's {T}, Moodle's "true"):
                 # not a translation, so a language's own words are kept.
                 if not (true_false and language != SOURCE_LANGUAGE):
                     _write(choice, "text", language, parsed_choice.text, keep_identical=question_translated)
-                fields = [column("text", language), "translation_sources", *(["is_correct"] if key_changed else [])]
-                choice.save(update_fields=fields)
+            changed_choices += [
+                choice
+                for choice, before in zip(choices, choices_before, strict=True)
+                if _values(choice, choice_fields) != before
+            ]
+        # Only the rows that change are written (an unchanged file writes nothing).
+        for question in changed_questions:
+            question.save(update_fields=question_fields)
+        for choice in changed_choices:
+            choice.save(update_fields=choice_fields)
+        for question in questions:
             true_false_choices_translate(question)
     return quiz
 
@@ -264,14 +295,14 @@ def _import_course(course_slug: str | None) -> Course:
     return courses[0]
 
 
-def _key_write(question: Question, choices: list[Choice], parsed_question) -> bool:
-    """Mark the file's right choice (if it names one); return whether the key changed."""
+def _key_write(question: Question, choices: list[Choice], parsed_question) -> None:
+    """Mark the file's right choice (if it names one) on ``choices`` (the caller saves them)."""
     if parsed_question.correct is None:
-        return False
+        return
     key = [choice.position for choice in choices if choice.is_correct]
     wanted = [choices[parsed_question.correct - 1].position]
     if key == wanted:
-        return False
+        return
     if is_answered(question):
         raise question_error(
             parsed_question.line,
@@ -284,7 +315,6 @@ def _key_write(question: Question, choices: list[Choice], parsed_question) -> bo
         )
     for choice in choices:
         choice.is_correct = choice.position == wanted[0]
-    return True
 
 
 def _check_fits(parsed: ParsedQuiz) -> None:
@@ -323,6 +353,10 @@ def _check_same_shape(questions: list[Question], parsed: ParsedQuiz) -> None:
                 _("question %(number)d has %(expected)d choices in the quiz but %(found)d in this file")
                 % {"number": parsed_question.number, "expected": expected, "found": len(parsed_question.choices)},
             )
+
+
+def _values(obj, fields: list[str]) -> list:
+    return [getattr(obj, field) for field in fields]
 
 
 def _write(obj, field: str, language: str, value: str, *, keep_identical: bool = False) -> bool:

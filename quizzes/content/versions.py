@@ -33,7 +33,7 @@ translation starts a fresh count while English answers keep theirs.
 """
 
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import OuterRef, QuerySet, Subquery
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
@@ -43,12 +43,14 @@ from quizzes.content.shown import shown_columns
 from quizzes.models import AttemptQuestion, Choice, Question, QuestionVersion, Quiz, new_token
 
 
-def question_version_content(question: Question) -> dict:
+def question_version_content(question: Question, choices: list[Choice] | None = None) -> dict:
     """What a version of ``question`` holds, read from its rows now: ``texts``, ``choices``
-    (offered ones, by position), ``correct_choice_id`` and ``kind``, each text as learners are shown it
-    (``shown.shown_column``: a machine translation its language hides is left out), and
-    ``machine_texts``, the machine translations it shows."""
-    choices = list(Choice.objects.filter(question_id=question.pk, is_archived=False).order_by("position"))
+    (offered ones, by position: ``choices`` when the caller read them), ``correct_choice_id``
+    and ``kind``, each text as learners are shown it (``shown.shown_column``: a machine
+    translation its language hides is left out), and ``machine_texts``, the machine
+    translations it shows."""
+    if choices is None:
+        choices = list(Choice.objects.filter(question_id=question.pk, is_archived=False).order_by("position"))
     texts, machine = shown_columns(question, translated_fields(Question))
     shown_choices = []
     for choice in choices:
@@ -136,6 +138,42 @@ def question_version_sync(question_id: int) -> QuestionVersion | None:
         return QuestionVersion.objects.create(
             question_id=question_id, number=number, revisions=_revisions(content, number, current), **content
         )
+
+
+def question_versions_sync(question_ids) -> None:
+    """``question_version_sync`` for many questions (a quiz's, after its rows were loaded
+    whole), in a few statements: the questions locked and read, their choices and their
+    current versions read once each, and the first versions of new questions made in one
+    INSERT. A question whose current version differs from its rows goes through
+    ``question_version_sync``."""
+    question_ids = sorted(set(question_ids))
+    if not question_ids:
+        return
+    with transaction.atomic():
+        locking = Question.objects.select_for_update(no_key=True, of=("self",)).filter(pk__in=question_ids)
+        questions = list(locking.order_by("pk"))
+        choices: dict[int, list[Choice]] = {question.pk: [] for question in questions}
+        offered = Choice.objects.filter(question_id__in=question_ids, is_archived=False)
+        for choice in offered.order_by("question_id", "position"):
+            choices[choice.question_id].append(choice)
+        latest = QuestionVersion.objects.filter(question_id=OuterRef("question_id")).order_by("-number").values("pk")
+        current = {
+            version.question_id: version
+            for version in QuestionVersion.objects.filter(question_id__in=question_ids, pk=Subquery(latest[:1]))
+        }
+        new = []
+        for question in questions:
+            content = question_version_content(question, choices[question.pk])
+            version = current.get(question.pk)
+            if version is None:
+                new.append(
+                    QuestionVersion(
+                        question_id=question.pk, number=1, revisions=_revisions(content, 1, None), **content
+                    )
+                )
+            elif not _same(version, content):
+                question_version_sync(question.pk)
+        QuestionVersion.objects.bulk_create(new)
 
 
 def _shown(version: QuestionVersion) -> bool:

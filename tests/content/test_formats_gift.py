@@ -8,6 +8,7 @@ from django.core.management.base import CommandError
 
 from quizzes.content.formats import gift
 from quizzes.content.formats.common import QuestionFileError
+from quizzes.content.formats.files import MAX_FILE_BYTES, MAX_QUESTIONS
 from quizzes.models import Question, Quiz
 from tests.content.question_files import (
     ART,
@@ -290,3 +291,26 @@ class TestRealBanksWithOtherKinds:
         assert "Created quiz twice-2" in output
         import_file(path, "gift", "--quiz", "twice")  # into the first: nothing new
         assert Quiz.objects.filter(title_en="Twice").count() == 2
+
+
+@pytest.mark.usefixtures("content")
+class TestLimits:
+    """docs/teachers.md: one import takes at most MAX_QUESTIONS questions and MAX_FILE_BYTES
+    (make bench-import measures the largest)."""
+
+    def test_a_bank_over_the_question_limit_is_refused_naming_the_first_question_over(self, tmp_path):
+        questions = [f"::Q{number}:: Which?{{=a ~b}}\n" for number in range(1, MAX_QUESTIONS + 2)]
+        path = gift_file(tmp_path, "\n".join(questions))
+        assert_refused(
+            path, "gift", line=2 * MAX_QUESTIONS + 1, match=f"the file has {MAX_QUESTIONS + 1} questions to import"
+        )
+
+    def test_a_file_over_the_size_limit_is_refused_before_it_is_read(self, tmp_path):
+        path = tmp_path / "big.gift"
+        path.write_bytes(b"::Q:: Which?{=a ~b}\n\n" + b"// padding\n" * (MAX_FILE_BYTES // 11 + 1))
+        assert_refused(path, "gift", line=1, match="larger than 5 MB")
+
+    def test_a_file_not_in_utf_8_is_refused_naming_the_line(self, tmp_path):
+        path = tmp_path / "latin1.gift"
+        path.write_bytes("::Q:: Which?{=a ~b}\n\n::R:: Où est-il?{=ici ~là}\n".encode("latin-1"))
+        assert_refused(path, "gift", line=3, match="not valid UTF-8")
