@@ -115,7 +115,8 @@ def render(*, title: str, description: str, questions: list[tuple[str, list[str]
 
 
 def decode_lines(data: bytes) -> list[str]:
-    """The lines of a UTF-8 file (a BOM and a last newline allowed); SeedFormatError on bad bytes."""
+    """The lines of a UTF-8 file (a BOM and a last newline allowed); SeedFormatError on bad bytes
+    or a NUL character."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     raw_lines = data.split(b"\n")
@@ -127,4 +128,6 @@ def decode_lines(data: bytes) -> list[str]:
             lines.append(raw.decode("utf-8").removesuffix("\r"))
         except UnicodeDecodeError:
             raise SeedFormatError(number, _("this line is not valid UTF-8")) from None
+        if "\x00" in lines[-1]:  # no text holds one, and PostgreSQL's text cannot
+            raise SeedFormatError(number, _("this line holds a NUL character: the file is not text"))
     return lines

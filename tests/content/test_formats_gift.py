@@ -314,3 +314,17 @@ class TestLimits:
         path = tmp_path / "latin1.gift"
         path.write_bytes("::Q:: Which?{=a ~b}\n\n::R:: Où est-il?{=ici ~là}\n".encode("latin-1"))
         assert_refused(path, "gift", line=3, match="not valid UTF-8")
+
+    @pytest.mark.parametrize("file_format", ["gift", "aiken", "seed"])
+    def test_a_nul_character_is_refused_naming_the_line(self, tmp_path, file_format):
+        """No text holds one, and PostgreSQL's text cannot: refused before any query."""
+        text = {
+            "gift": b"::Q:: Which?{=a ~b}\n\n::R:: Wh\x00ich?{=a ~b}\n",
+            "aiken": b"Which?\nA. one\nB. two\nANSWER: A\n\nWh\x00ich?\nA. one\nB. two\nANSWER: A\n",
+            "seed": b"A quiz\n\n1. Which?\n- one\n- tw\x00o\n",
+        }[file_format]
+        path = tmp_path / f"nul.{file_format}"
+        path.write_bytes(text)
+        line = {"gift": 3, "aiken": 6, "seed": 5}[file_format]
+        language = ["--language", "en"] if file_format == "seed" else []
+        assert_refused(path, file_format, *language, line=line, match="NUL character")

@@ -120,6 +120,18 @@ def test_an_xliff_through_xliff2po_imports_back_with_its_language_given(gc_quiz,
         translations_import(None, export(gc_quiz.slug, "ur", "po"), language="sn")
 
 
+@pytest.mark.parametrize("fmt", ["po", "xliff"])
+def test_a_nul_character_is_refused_and_nothing_written(gc_quiz, fmt):
+    """No text holds one, and PostgreSQL's text cannot."""
+    data = export(gc_quiz.slug, "ur", fmt)
+    title = gc_quiz.title_ur.encode()
+    before = snapshot()
+    # XML forbids the character itself: the XLIFF reader refuses it first.
+    with pytest.raises(TranslationFileError, match="NUL character" if fmt == "po" else "not a readable XLIFF"):
+        translations_import(None, data.replace(title, b"bad\x00" + title, 1), language="ur")
+    assert snapshot() == before
+
+
 def test_xliff_states_and_notes(gc_quiz, first_question):
     make_stale(first_question)
     old_english = first_question.text_en.removesuffix(" (edited)")

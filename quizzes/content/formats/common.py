@@ -27,7 +27,7 @@ def question_error(line: int, number: int, name: str, message: str) -> QuestionF
 
 class UnsupportedQuestion(QuestionFileError):
     """A well-formed question of a kind this site has not (an essay, a matching question...):
-    refused with the whole file, or skipped and reported (``skipping``)."""
+    refused with the whole file, or skipped and reported (``Skipping``)."""
 
     def __init__(self, line: int, number: int, name: str, kind: str, reason: str):
         super().__init__(line, question_error(line, number, name, reason).message)

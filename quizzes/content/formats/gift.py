@@ -10,10 +10,11 @@ lines, names the quiz (its last segment). The general feedback is our explanatio
 per-answer feedback is dropped. A text (the question, an answer, a feedback) may start with
 its format, ``[html]``, ``[moodle]``, ``[plain]`` or ``[markdown]``, which is removed: HTML is
 read as Moodle's (``multilang``, English), the others as plain text; an answer without one
-takes its question's. Single-answer multiple choice and true/false (``{T}``, ``{F}``: two
-choices) are read; every other kind (short answer, numeric, matching, missing word, essay,
-description, partial credit) refuses the file, naming the question and its line, or is
-skipped and reported (``parse(..., skip_unsupported=True)``).
+takes its question's. Single-answer multiple choice (a missing-word one too: text after the
+answers, which stand for ``_____`` in it) and true/false (``{T}``, ``{F}``: two choices) are
+read; every other kind (short answer, numeric, matching, essay, description, multiple answers,
+partial credit) refuses the file, naming the question and its line, or is skipped and
+reported (``parse(..., skip_unsupported=True)``).
 """
 
 import re

@@ -207,6 +207,10 @@ def translations_import(
         file_language, file_units = _read_po(data, reviewed)
     else:
         raise TranslationFileError(_("Unknown translation file format %(format)r.") % {"format": fmt})
+    holding_nul = next((item for item in file_units if "\x00" in item.source + item.target), None)
+    if holding_nul is not None:  # no text holds one, and PostgreSQL's text cannot
+        message = _("Unit %(id)s holds a NUL character: the file is not text.")
+        raise TranslationFileError(message % {"id": holding_nul.id or "?"})
     if language not in dict(settings.LANGUAGES) or language == settings.MODELTRANSLATION_DEFAULT_LANGUAGE:
         raise TranslationFileError(_("Unknown translation language %(language)r.") % {"language": language})
     # A file that names no language (xliff2po writes none) is in the one the importer says.
