@@ -71,10 +71,9 @@ def _import(request, form):
             same_title=data["same_title"],
         )
     except SeedFormatError as error:
-        message = _("Line %(line)d: %(message)s") % {"line": error.line, "message": error.message}
+        form.add_error("file", _("Line %(line)d: %(message)s") % {"line": error.line, "message": error.message})
         if isinstance(error, UnsupportedQuestion):
-            message += " " + _("Tick “import the questions this site can take” below to import the others.")
-        form.add_error("file", message)
+            form.add_error("file", _("Tick “import the questions this site can take” below to import the others."))
         return None
     except SameTitleError as error:
         advice = _(
