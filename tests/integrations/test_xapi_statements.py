@@ -9,7 +9,7 @@ import time_machine
 
 from quizzes.attempts.services import attempt_answer_submit, attempt_finish, attempt_start
 from quizzes.integrations.xapi.statements import duration, registration, statement_id, statements_build
-from quizzes.models import OutboxMessage
+from quizzes.models import Choice, OutboxMessage, QuestionKind
 
 Kind = OutboxMessage.Kind
 SITE = "https://quiz.example.org"
@@ -208,3 +208,22 @@ def test_a_batch_costs_a_few_queries(django_assert_max_num_queries, content, gc_
 )
 def test_durations(elapsed, expected):
     assert duration(elapsed) == expected
+
+
+def test_a_true_or_false_question_is_a_true_false_interaction(student, gc_quiz):
+    """xAPI's own interaction for it: no choices, the responses "true" and "false"."""
+    question = gc_quiz.questions.order_by("position").first()
+    question.choices.all().delete()
+    question.kind, question.keep_choice_order = QuestionKind.TRUE_FALSE, True
+    question.save()
+    Choice.objects.create(question=question, position=1, text_en="True")
+    Choice.objects.create(question=question, position=2, text_en="False", is_correct=True)
+    attempt, _created = attempt_start(user=student, quiz=gc_quiz)
+    answer = submit(attempt, question.choices.get(position=1), language="en")
+
+    statement = built()[Kind.XAPI_ANSWERED, answer.pk]
+    definition = statement["object"]["definition"]
+    assert definition["interactionType"] == "true-false"
+    assert "choices" not in definition
+    assert definition["correctResponsesPattern"] == ["false"]
+    assert statement["result"]["response"] == "true" and statement["result"]["success"] is False

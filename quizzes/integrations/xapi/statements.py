@@ -24,7 +24,7 @@ from django.conf import settings
 from quizzes.attempts import grading
 from quizzes.content.languages import column
 from quizzes.content.shown import shown_columns
-from quizzes.models import Answer, Attempt, OutboxMessage
+from quizzes.models import Answer, Attempt, OutboxMessage, QuestionKind
 
 Kind = OutboxMessage.Kind
 VERSION = "1.0.3"
@@ -116,22 +116,33 @@ def course_activity(course) -> dict:
 
 
 def question_activity(quiz, version) -> dict:
-    """The question as ``version`` showed it: its text and offered choices, and its key."""
-    definition = {
-        "type": ACTIVITY_INTERACTION,
-        "description": _language_map(version.texts, "text"),
-        "interactionType": "choice",
-        "choices": [
+    """The question as ``version`` showed it: its text and offered choices, and its key. A
+    true-or-false one is xAPI's ``true-false`` interaction, whose responses are "true" and
+    "false"."""
+    definition = {"type": ACTIVITY_INTERACTION, "description": _language_map(version.texts, "text")}
+    if version.kind == QuestionKind.TRUE_FALSE:
+        definition["interactionType"] = "true-false"
+    else:
+        definition["interactionType"] = "choice"
+        definition["choices"] = [
             {"id": str(choice["id"]), "description": _language_map(choice, "text")} for choice in version.choices
-        ],
-    }
+        ]
     if version.correct_choice_id is not None:
-        definition["correctResponsesPattern"] = [str(version.correct_choice_id)]
+        definition["correctResponsesPattern"] = [_response(version, version.correct_choice_id)]
     return {
         "objectType": "Activity",
         "id": f"{site_url()}/quizzes/{quiz.slug}/questions/{version.question_id}",
         "definition": definition,
     }
+
+
+def _response(version, choice_id: int) -> str:
+    """A choice as an xAPI response: its id, or for a true-or-false question (its choices True
+    then False) "true" or "false"."""
+    offered = [choice["id"] for choice in version.choices]
+    if version.kind == QuestionKind.TRUE_FALSE and choice_id in offered:
+        return "true" if offered.index(choice_id) == 0 else "false"
+    return str(choice_id)
 
 
 def _context(attempt: Attempt, *, parent: bool, **extensions) -> dict:
@@ -188,7 +199,7 @@ def answered_statement(message: OutboxMessage, answer: Answer, since: datetime) 
     attempt, version = answer.attempt, answer.version
     result = {
         "success": answer.choice_id == version.correct_choice_id,
-        "response": str(answer.choice_id),
+        "response": _response(version, answer.choice_id),
         "duration": duration(answer.answered_at - since),
     }
     context = {**_context(attempt, parent=True, **{"question-version": version.number}), "language": answer.language}
