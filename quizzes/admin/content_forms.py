@@ -22,7 +22,7 @@ from quizzes.content.translation_status import (
     translation_status,
     translations_stamp_changed,
 )
-from quizzes.content.true_false import true_false_value
+from quizzes.content.true_false import true_false_choices_valid
 from quizzes.models import Choice, PoolDraw, Question, QuestionKind
 
 # The headline of a refusal whose every content problem follows as an item of its own.
@@ -245,8 +245,7 @@ class ChoiceInlineFormSet(forms.BaseInlineFormSet):
         if len(offered) < 2:
             raise ValidationError(TOO_FEW_CHOICES, code="too_few_choices")
         if self.instance.kind == QuestionKind.TRUE_FALSE:
-            english = [true_false_value(form.cleaned_data.get("text_en") or "") for form in offered]
-            if english != [True, False]:
+            if not true_false_choices_valid([form.cleaned_data.get("text_en") or "" for form in offered]):
                 raise ValidationError(TRUE_FALSE_CHOICES, code="true_false_choices")
         correct = sum(bool(form.cleaned_data.get("is_correct")) for form in offered)
         if correct == 0:

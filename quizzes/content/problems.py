@@ -2,7 +2,8 @@
 
 ``content_problems`` lists what a quiz must not be published with, as it leaves a question
 unanswerable or unexplained, or the quiz unusable: no correct choice, several on a
-single-answer question, fewer than two choices, an empty English title, text, explanation
+single-answer question, fewer than two choices, a true-or-false question whose choices are
+not "True" then "False", an empty English title, text, explanation
 or choice, no questions, a pool draw its pool can't give.
 The admin refuses to publish a quiz that has any (a quiz already published is still saved,
 with a warning, so that its settings can always change), and ``validate_content`` exits 1.
@@ -26,7 +27,8 @@ from django.utils.translation import gettext_lazy as _
 from quizzes.content import layout_rules
 from quizzes.content.languages import SOURCE_LANGUAGE, TRANSLATION_LANGUAGES, text_in
 from quizzes.content.selectors import quiz_content_queryset
-from quizzes.models import PoolDraw, Quiz
+from quizzes.content.true_false import true_false_choices_valid
+from quizzes.models import PoolDraw, QuestionKind, Quiz
 
 MESSAGES = {
     "empty_title": _("The quiz has no English title."),
@@ -37,6 +39,7 @@ MESSAGES = {
     "too_few_choices": _("The question has fewer than two choices."),
     "no_correct_choice": _("No choice is marked correct."),
     "several_correct_choices": _("%(count)s choices are marked correct; exactly one must be."),
+    "true_false_choices": _("A true-or-false question has two choices, “True” then “False”."),
     # Questions archived or moved out of a pool after its draw was saved (the admin refuses to save one).
     **layout_rules.MESSAGES,
     # Warnings (content_warnings): a missing text shows in English, a stale or checked one as written.
@@ -119,6 +122,9 @@ def _question_problems(question) -> Iterable[tuple[str, dict]]:
             yield "empty_choice", {"position": choice.position}
     if len(choices) < 2:
         yield "too_few_choices", {}
+    english = [text_in(choice, "text", SOURCE_LANGUAGE) for choice in choices]
+    if question.kind == QuestionKind.TRUE_FALSE and not true_false_choices_valid(english):
+        yield "true_false_choices", {}
     correct = sum(choice.is_correct for choice in choices)
     if correct == 0:
         yield "no_correct_choice", {}

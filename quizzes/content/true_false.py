@@ -25,6 +25,12 @@ def true_false_value(english: str) -> bool | None:
     return {"true": True, "false": False}.get(english.strip().lower())
 
 
+def true_false_choices_valid(english: list[str]) -> bool:
+    """Whether the English texts of a true-or-false question's offered choices, in order, are
+    its two: "True" then "False"."""
+    return [true_false_value(text) for text in english] == [True, False]
+
+
 def true_false_texts(value: bool) -> dict[str, str]:
     """The choice's text in each language the site speaks, by column (``text_en``, ``text_ur``...)."""
     texts = {}

@@ -8,6 +8,8 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.utils import translation
 
+from quizzes.content.problems import content_problems
+from quizzes.content.selectors import quiz_content_get
 from quizzes.content.translation_status import Status, translation_status
 from quizzes.content.true_false import true_false_choices_translate, true_false_word
 from quizzes.content.versions import question_current_version
@@ -172,3 +174,18 @@ class TestInTheAdmin:
         question.refresh_from_db()
         assert question.kind == QuestionKind.TRUE_FALSE and question.keep_choice_order  # set by the form
         assert choices_of(question) == expected_choices(right=False)
+
+
+def test_a_true_or_false_question_with_other_choices_is_a_problem(gc_quiz):
+    """As the admin refuses it: content that came another way (a seed file, the shell) is caught
+    before the quiz is published (validate_content, the admin's publish check)."""
+    question = gc_quiz.questions.get(position=1)
+    Question.objects.filter(pk=question.pk).update(kind=QuestionKind.TRUE_FALSE, keep_choice_order=True)
+    codes = [(problem.question, problem.code) for problem in content_problems([quiz_content_get(slug=gc_quiz.slug)])]
+    assert (1, "true_false_choices") in codes
+
+    question.choices.all().delete()
+    Choice.objects.create(question=question, position=1, text_en="True", is_correct=True)
+    Choice.objects.create(question=question, position=2, text_en="False")
+    codes = [(problem.question, problem.code) for problem in content_problems([quiz_content_get(slug=gc_quiz.slug)])]
+    assert (1, "true_false_choices") not in codes
