@@ -362,11 +362,12 @@ def quiz_contents(versions: dict[int, int | None]) -> dict[int, QuizContent]:
 def quiz_content_invalidate(quiz_id: int) -> None:
     """After a write that bypassed ``save()`` (``QuerySet.update``, ``bulk_create``): bring the
     versions of the quiz's questions up to date (``question_versions_sync``, as the receivers'
-    ``question_version_sync`` does for every save), and stop serving the cached content of the quiz: a new version in
-    the database, in the current transaction (so whoever reads it reads the rows written with
-    it), and this process's copy dropped at once and again when the transaction commits; the
-    other processes read the new version within ``VERSION_RECHECK`` seconds. While rows are
-    loaded whole (``common.loading``) it is done once for the quiz when they are all in."""
+    ``question_version_sync`` does for every save), and stop serving the cached content of the
+    quiz: a new version in the database, in the current transaction (so whoever reads it reads
+    the rows written with it), and this process's copy dropped at once and again when the
+    transaction commits; the other processes read the new version within ``VERSION_RECHECK``
+    seconds. While rows are loaded whole (``common.loading``) it is done once for the quiz
+    when they are all in."""
     touched = collecting()
     if touched is not None:
         touched["quizzes"].add(quiz_id)

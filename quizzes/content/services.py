@@ -72,8 +72,7 @@ def quiz_import_languages(
     languages. ``default_title`` names a new quiz whose file names none (the file's name).
     A new quiz titled as one of its course already, and given no slug, is refused (the same
     file imported twice, most likely) unless ``same_title``: it then gets a slug of its own
-    (``-2``, ``-3``...). All or nothing, as
-    ``quiz_import``.
+    (``-2``, ``-3``...). All or nothing, as ``quiz_import``.
     """
     for language in parsed:
         if language not in dict(settings.LANGUAGES):
