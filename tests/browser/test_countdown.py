@@ -37,6 +37,11 @@ document.addEventListener("securitypolicyviolation", (event) => {
 """
 
 
+# The browser's clock runs from its install until it is paused: far enough ahead that a slow
+# machine has not passed it already (Playwright refuses to pause in the past).
+PAUSE_AFTER = timedelta(seconds=10)
+
+
 @pytest.fixture
 def server_clock(settings):
     """The server's clock, still at 09:00 today, until the test moves it."""
@@ -90,7 +95,7 @@ def test_the_countdown_runs_on_the_servers_clock_announces_and_ends_the_attempt(
     page.on("pageerror", lambda error: errors.append(str(error)))
     browser_now = now - timedelta(hours=1)  # the browser's clock is wrong: the server's decides
     page.clock.install(time=browser_now)
-    page.clock.pause_at(browser_now + timedelta(seconds=1))
+    page.clock.pause_at(browser_now + PAUSE_AFTER)
     page.goto(f"/{language}/attempts/{attempt.pk}/questions/1/")
     expect(page.locator("html")).to_have_attribute("dir", DIRECTION[language])
 
@@ -158,10 +163,10 @@ def test_the_running_countdown_has_no_serious_axe_violations(new_page, live_serv
 
 
 def counting_down(new_page, live_server, student, attempt, now, language):
-    """The question page open at ``now`` (the browser's clock stopped a second later), and its timer."""
+    """The question page open at ``now`` (the browser's clock stopped a little later), and its timer."""
     page = signed_in(new_page, live_server, student)
     page.clock.install(time=now)
-    page.clock.pause_at(now + timedelta(seconds=1))
+    page.clock.pause_at(now + PAUSE_AFTER)
     page.goto(f"/{language}/attempts/{attempt.pk}/questions/1/")
     timer = page.locator(".time-left [role=timer]")
     expect(timer).to_have_text("02:00")
